@@ -1,0 +1,1 @@
+//! spmv-reorder-gen (being written)

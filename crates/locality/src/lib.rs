@@ -1,0 +1,1 @@
+//! spmv-reorder-locality (being written)

@@ -1,0 +1,1 @@
+//! spmv-reorder-mtx (being written)

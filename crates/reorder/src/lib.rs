@@ -1,0 +1,1 @@
+//! spmv-reorder-reorder (being written)

@@ -1,0 +1,1 @@
+//! spmv-reorder-sampling (being written)

@@ -1,0 +1,534 @@
+//! `CsrMatrix<T>`: compressed sparse rows, the one matrix type every stage of the pipeline shares.
+//!
+//! Column indices are `u32` (4 bytes per nonzero less traffic in SpMV than `usize`); row offsets are
+//! `usize` so more than 2^32 nonzeros never overflow. Called by every other crate of the workspace.
+
+use crate::{Permutation, SparseError, Value};
+use rayon::prelude::*;
+
+/// Largest number of columns (and rows) a matrix may have: column indices are stored as `u32`.
+pub const MAX_DIM: usize = u32::MAX as usize;
+
+/// A sparse matrix in compressed sparse row form.
+///
+/// # Invariants
+/// Checked by [`CsrMatrix::new`], only `debug_assert!`ed by [`CsrMatrix::new_unchecked`]:
+/// - `row_ptr.len() == nrows + 1`, `row_ptr[0] == 0`, `row_ptr` non-decreasing,
+///   `row_ptr[nrows] == col_idx.len() == values.len()`;
+/// - `nrows, ncols <= MAX_DIM`, every column index `< ncols`;
+/// - within a row, column indices strictly increase (sorted, no duplicates).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CsrMatrix<T> {
+    nrows: usize,
+    ncols: usize,
+    row_ptr: Vec<usize>,
+    col_idx: Vec<u32>,
+    values: Vec<T>,
+}
+
+impl<T: Value> CsrMatrix<T> {
+    /// Builds a matrix from CSR arrays, checking every invariant.
+    ///
+    /// # Errors
+    /// [`SparseError::InvalidCsr`], [`SparseError::TooLarge`] or [`SparseError::IndexOutOfBounds`]
+    /// naming the first violated invariant.
+    pub fn new(
+        nrows: usize,
+        ncols: usize,
+        row_ptr: Vec<usize>,
+        col_idx: Vec<u32>,
+        values: Vec<T>,
+    ) -> Result<Self, SparseError> {
+        check_dims(nrows, ncols)?;
+        if row_ptr.len() != nrows + 1 {
+            return Err(SparseError::LengthMismatch {
+                what: "row_ptr",
+                expected: nrows + 1,
+                found: row_ptr.len(),
+            });
+        }
+        if row_ptr[0] != 0 {
+            return Err(SparseError::InvalidCsr("row_ptr[0] must be 0"));
+        }
+        if row_ptr.windows(2).any(|w| w[0] > w[1]) {
+            return Err(SparseError::InvalidCsr("row_ptr must be non-decreasing"));
+        }
+        if row_ptr[nrows] != col_idx.len() || col_idx.len() != values.len() {
+            return Err(SparseError::InvalidCsr(
+                "row_ptr[nrows], col_idx.len() and values.len() must agree",
+            ));
+        }
+        for i in 0..nrows {
+            let cols = &col_idx[row_ptr[i]..row_ptr[i + 1]];
+            if let Some(&c) = cols.iter().find(|&&c| c as usize >= ncols) {
+                return Err(SparseError::IndexOutOfBounds {
+                    row: i,
+                    col: c as usize,
+                    nrows,
+                    ncols,
+                });
+            }
+            if cols.windows(2).any(|w| w[0] >= w[1]) {
+                return Err(SparseError::InvalidCsr(
+                    "column indices must strictly increase within a row",
+                ));
+            }
+        }
+        Ok(Self::new_unchecked(nrows, ncols, row_ptr, col_idx, values))
+    }
+
+    /// Builds a matrix from CSR arrays the caller guarantees valid (see the type's invariants).
+    ///
+    /// # Panics
+    /// In debug builds, when a cheap invariant (lengths, end offsets) does not hold.
+    pub fn new_unchecked(
+        nrows: usize,
+        ncols: usize,
+        row_ptr: Vec<usize>,
+        col_idx: Vec<u32>,
+        values: Vec<T>,
+    ) -> Self {
+        debug_assert_eq!(row_ptr.len(), nrows + 1);
+        debug_assert_eq!(row_ptr[nrows], col_idx.len());
+        debug_assert_eq!(col_idx.len(), values.len());
+        Self {
+            nrows,
+            ncols,
+            row_ptr,
+            col_idx,
+            values,
+        }
+    }
+
+    /// Builds a matrix from `(row, col, value)` triplets (0-based) in any order.
+    /// Duplicated positions are summed with [`Value::accumulate`], as scipy does.
+    ///
+    /// # Errors
+    /// [`SparseError::IndexOutOfBounds`] for a triplet outside the matrix, [`SparseError::TooLarge`]
+    /// for dimensions over [`MAX_DIM`].
+    pub fn from_triplets<I>(nrows: usize, ncols: usize, triplets: I) -> Result<Self, SparseError>
+    where
+        I: IntoIterator<Item = (usize, usize, T)>,
+    {
+        check_dims(nrows, ncols)?;
+        let mut rows = Vec::new();
+        let mut cols = Vec::new();
+        let mut vals = Vec::new();
+        for (r, c, v) in triplets {
+            if r >= nrows || c >= ncols {
+                return Err(SparseError::IndexOutOfBounds {
+                    row: r,
+                    col: c,
+                    nrows,
+                    ncols,
+                });
+            }
+            rows.push(r as u32);
+            cols.push(c as u32);
+            vals.push(v);
+        }
+        Ok(Self::from_coo_unchecked(nrows, ncols, &rows, &cols, &vals))
+    }
+
+    /// Builds a matrix from coordinate arrays whose indices are known to be in range.
+    /// Duplicates are summed. `O(nnz + nrows)` plus a per-row sort, parallel over rows.
+    ///
+    /// # Panics
+    /// If the three slices differ in length or an index is out of range (a caller bug).
+    pub fn from_coo_unchecked(
+        nrows: usize,
+        ncols: usize,
+        rows: &[u32],
+        cols: &[u32],
+        vals: &[T],
+    ) -> Self {
+        assert!(rows.len() == cols.len() && cols.len() == vals.len());
+        let mut row_ptr = vec![0usize; nrows + 1];
+        for &r in rows {
+            row_ptr[r as usize + 1] += 1;
+        }
+        for i in 0..nrows {
+            row_ptr[i + 1] += row_ptr[i];
+        }
+        let nnz = rows.len();
+        let mut next = row_ptr.clone();
+        let mut entries: Vec<(u32, T)> = Vec::with_capacity(nnz);
+        // Scatter into row buckets; every slot is written exactly once below.
+        if nnz > 0 {
+            entries.resize(nnz, (0, vals[0]));
+        }
+        for k in 0..nnz {
+            let r = rows[k] as usize;
+            assert!((cols[k] as usize) < ncols, "column index out of range");
+            entries[next[r]] = (cols[k], vals[k]);
+            next[r] += 1;
+        }
+        // Sort each row and merge duplicates in place; record the merged length per row.
+        let mut lens = vec![0usize; nrows];
+        {
+            let mut slices: Vec<&mut [(u32, T)]> = Vec::with_capacity(nrows);
+            let mut rest: &mut [(u32, T)] = &mut entries;
+            for i in 0..nrows {
+                let (head, tail) = rest.split_at_mut(row_ptr[i + 1] - row_ptr[i]);
+                slices.push(head);
+                rest = tail;
+            }
+            slices
+                .into_par_iter()
+                .zip(lens.par_iter_mut())
+                .for_each(|(row, len)| {
+                    row.sort_unstable_by_key(|e| e.0);
+                    *len = merge_sorted_duplicates(row);
+                });
+        }
+        let mut new_ptr = Vec::with_capacity(nrows + 1);
+        new_ptr.push(0usize);
+        let mut col_idx = Vec::with_capacity(nnz);
+        let mut values = Vec::with_capacity(nnz);
+        for i in 0..nrows {
+            for &(c, v) in &entries[row_ptr[i]..row_ptr[i] + lens[i]] {
+                col_idx.push(c);
+                values.push(v);
+            }
+            new_ptr.push(col_idx.len());
+        }
+        Self::new_unchecked(nrows, ncols, new_ptr, col_idx, values)
+    }
+
+    /// Number of rows.
+    pub fn nrows(&self) -> usize {
+        self.nrows
+    }
+    /// Number of columns.
+    pub fn ncols(&self) -> usize {
+        self.ncols
+    }
+    /// Number of stored entries.
+    pub fn nnz(&self) -> usize {
+        self.col_idx.len()
+    }
+    /// Row offsets, `nrows + 1` of them.
+    pub fn row_ptr(&self) -> &[usize] {
+        &self.row_ptr
+    }
+    /// Column indices, row by row.
+    pub fn col_idx(&self) -> &[u32] {
+        &self.col_idx
+    }
+    /// Values, in the order of [`Self::col_idx`].
+    pub fn values(&self) -> &[T] {
+        &self.values
+    }
+    /// Mutable values (the structure stays fixed).
+    pub fn values_mut(&mut self) -> &mut [T] {
+        &mut self.values
+    }
+    /// The column indices and values of row `i`.
+    ///
+    /// # Panics
+    /// If `i >= nrows`.
+    pub fn row(&self, i: usize) -> (&[u32], &[T]) {
+        let (a, b) = (self.row_ptr[i], self.row_ptr[i + 1]);
+        (&self.col_idx[a..b], &self.values[a..b])
+    }
+    /// Number of entries in row `i`.
+    pub fn row_nnz(&self, i: usize) -> usize {
+        self.row_ptr[i + 1] - self.row_ptr[i]
+    }
+    /// Consumes the matrix into `(nrows, ncols, row_ptr, col_idx, values)`.
+    pub fn into_parts(self) -> (usize, usize, Vec<usize>, Vec<u32>, Vec<T>) {
+        (
+            self.nrows,
+            self.ncols,
+            self.row_ptr,
+            self.col_idx,
+            self.values,
+        )
+    }
+
+    /// `Aᵀ`, by a counting sort over columns: `O(nnz + nrows + ncols)`; rows of the result stay sorted.
+    pub fn transpose(&self) -> CsrMatrix<T> {
+        let mut ptr = vec![0usize; self.ncols + 1];
+        for &c in &self.col_idx {
+            ptr[c as usize + 1] += 1;
+        }
+        for j in 0..self.ncols {
+            ptr[j + 1] += ptr[j];
+        }
+        let mut next = ptr.clone();
+        let nnz = self.nnz();
+        let mut col_idx = vec![0u32; nnz];
+        let mut values: Vec<T> = Vec::with_capacity(nnz);
+        if nnz > 0 {
+            values.resize(nnz, self.values[0]);
+        }
+        for i in 0..self.nrows {
+            let (cols, vals) = self.row(i);
+            for (&c, &v) in cols.iter().zip(vals) {
+                let dst = next[c as usize];
+                col_idx[dst] = i as u32;
+                values[dst] = v;
+                next[c as usize] += 1;
+            }
+        }
+        CsrMatrix::new_unchecked(self.ncols, self.nrows, ptr, col_idx, values)
+    }
+
+    /// The structure alone (a pattern matrix).
+    pub fn pattern(&self) -> CsrMatrix<()> {
+        CsrMatrix::new_unchecked(
+            self.nrows,
+            self.ncols,
+            self.row_ptr.clone(),
+            self.col_idx.clone(),
+            vec![(); self.nnz()],
+        )
+    }
+
+    /// The same structure with every value mapped by `f`.
+    pub fn map_values<U: Value>(&self, f: impl Fn(T) -> U) -> CsrMatrix<U> {
+        CsrMatrix::new_unchecked(
+            self.nrows,
+            self.ncols,
+            self.row_ptr.clone(),
+            self.col_idx.clone(),
+            self.values.iter().map(|&v| f(v)).collect(),
+        )
+    }
+
+    /// The real matrix used for computation (see [`Value::to_f64`]).
+    pub fn to_real(&self) -> CsrMatrix<f64> {
+        self.map_values(Value::to_f64)
+    }
+
+    /// `B = P·A·Qᵀ`: row `i` of `B` is row `rows.new_to_old()[i]` of `A`, and column `j` of `B` is
+    /// column `cols.new_to_old()[j]` of `A`. Parallel over rows, `O(nnz log(row length))`.
+    ///
+    /// # Errors
+    /// [`SparseError::LengthMismatch`] when a permutation's length differs from the dimension.
+    pub fn permute(&self, rows: &Permutation, cols: &Permutation) -> Result<Self, SparseError> {
+        check_len("row permutation", self.nrows, rows.len())?;
+        check_len("column permutation", self.ncols, cols.len())?;
+        let old_to_new_col = cols.old_to_new();
+        let mut row_ptr = Vec::with_capacity(self.nrows + 1);
+        row_ptr.push(0usize);
+        for &old in rows.new_to_old() {
+            row_ptr.push(row_ptr.last().unwrap() + self.row_nnz(old));
+        }
+        let nnz = self.nnz();
+        let mut entries: Vec<(u32, T)> = Vec::with_capacity(nnz);
+        if nnz > 0 {
+            entries.resize(nnz, (0, self.values[0]));
+        }
+        let chunks = split_by_offsets(&mut entries, &row_ptr);
+        chunks
+            .into_par_iter()
+            .zip(rows.new_to_old().par_iter())
+            .for_each(|(dst, &old)| {
+                let (c, v) = self.row(old);
+                for (slot, (&c, &v)) in dst.iter_mut().zip(c.iter().zip(v)) {
+                    *slot = (old_to_new_col[c as usize] as u32, v);
+                }
+                dst.sort_unstable_by_key(|e| e.0);
+            });
+        let (col_idx, values) = entries.into_iter().unzip();
+        Ok(Self::new_unchecked(
+            self.nrows, self.ncols, row_ptr, col_idx, values,
+        ))
+    }
+
+    /// `B = P·A·Pᵀ`, the symmetric permutation that keeps a symmetric matrix symmetric.
+    ///
+    /// # Errors
+    /// [`SparseError::NotSquare`] for a rectangular matrix, [`SparseError::LengthMismatch`] for a
+    /// permutation of the wrong length.
+    pub fn permute_symmetric(&self, p: &Permutation) -> Result<Self, SparseError> {
+        if self.nrows != self.ncols {
+            return Err(SparseError::NotSquare {
+                nrows: self.nrows,
+                ncols: self.ncols,
+            });
+        }
+        self.permute(p, p)
+    }
+
+    /// The entries on or below the diagonal (`row >= col`), the part Matrix Market stores for
+    /// symmetric, skew-symmetric and Hermitian matrices.
+    pub fn lower_triangle(&self) -> Self {
+        self.filter(|i, j| i >= j)
+    }
+
+    /// The entries whose position satisfies `keep(row, col)`.
+    pub fn filter(&self, keep: impl Fn(usize, usize) -> bool) -> Self {
+        let mut row_ptr = Vec::with_capacity(self.nrows + 1);
+        row_ptr.push(0);
+        let mut col_idx = Vec::new();
+        let mut values = Vec::new();
+        for i in 0..self.nrows {
+            let (c, v) = self.row(i);
+            for (&c, &v) in c.iter().zip(v) {
+                if keep(i, c as usize) {
+                    col_idx.push(c);
+                    values.push(v);
+                }
+            }
+            row_ptr.push(col_idx.len());
+        }
+        Self::new_unchecked(self.nrows, self.ncols, row_ptr, col_idx, values)
+    }
+
+    /// True when the positions of the entries are symmetric (`(i,j)` stored iff `(j,i)` stored).
+    pub fn is_structurally_symmetric(&self) -> bool {
+        self.nrows == self.ncols && {
+            let t = self.transpose();
+            t.row_ptr == self.row_ptr && t.col_idx == self.col_idx
+        }
+    }
+
+    /// Reference product `y = A·x` on one thread, in the plainest loop: the oracle every kernel is
+    /// tested against. Values enter through [`Value::to_f64`].
+    ///
+    /// # Panics
+    /// If `x.len() != ncols` or `y.len() != nrows`.
+    pub fn mul_vec_reference(&self, x: &[f64], y: &mut [f64]) {
+        assert_eq!(x.len(), self.ncols, "x length");
+        assert_eq!(y.len(), self.nrows, "y length");
+        for (i, yi) in y.iter_mut().enumerate() {
+            let (c, v) = self.row(i);
+            *yi = c
+                .iter()
+                .zip(v)
+                .map(|(&c, &v)| v.to_f64() * x[c as usize])
+                .sum();
+        }
+    }
+}
+
+/// Splits `data` into consecutive mutable chunks at `offsets` (`offsets[0] == 0`, last == len).
+fn split_by_offsets<'a, E>(mut data: &'a mut [E], offsets: &[usize]) -> Vec<&'a mut [E]> {
+    let mut out = Vec::with_capacity(offsets.len().saturating_sub(1));
+    for w in offsets.windows(2) {
+        let (head, tail) = data.split_at_mut(w[1] - w[0]);
+        out.push(head);
+        data = tail;
+    }
+    out
+}
+
+/// Merges runs of equal column in a sorted row; returns the merged length (front of `row`).
+fn merge_sorted_duplicates<T: Value>(row: &mut [(u32, T)]) -> usize {
+    if row.is_empty() {
+        return 0;
+    }
+    let mut w = 0;
+    for r in 1..row.len() {
+        if row[r].0 == row[w].0 {
+            row[w].1 = row[w].1.accumulate(row[r].1);
+        } else {
+            w += 1;
+            row[w] = row[r];
+        }
+    }
+    w + 1
+}
+
+fn check_dims(nrows: usize, ncols: usize) -> Result<(), SparseError> {
+    for (what, v) in [("rows", nrows), ("columns", ncols)] {
+        if v > MAX_DIM {
+            return Err(SparseError::TooLarge {
+                what,
+                value: v as u64,
+                max: MAX_DIM as u64,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn check_len(what: &'static str, expected: usize, found: usize) -> Result<(), SparseError> {
+    if expected != found {
+        return Err(SparseError::LengthMismatch {
+            what,
+            expected,
+            found,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn example() -> CsrMatrix<f64> {
+        // SPEC section 2 worked example, values = 1..
+        CsrMatrix::from_triplets(
+            4,
+            6,
+            vec![
+                (0, 0, 1.0),
+                (0, 1, 2.0),
+                (1, 1, 3.0),
+                (1, 2, 4.0),
+                (2, 5, 5.0),
+                (3, 0, 6.0),
+                (3, 1, 7.0),
+                (3, 2, 8.0),
+            ],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn triplets_sum_duplicates_and_sort() {
+        let a =
+            CsrMatrix::from_triplets(2, 3, vec![(1, 2, 1.0), (0, 1, 2.0), (1, 2, 3.0), (1, 0, 4.0)])
+                .unwrap();
+        assert_eq!(a.row_ptr(), &[0, 1, 3]);
+        assert_eq!(a.col_idx(), &[1, 0, 2]);
+        assert_eq!(a.values(), &[2.0, 4.0, 4.0]);
+    }
+
+    #[test]
+    fn out_of_range_triplet_is_an_error() {
+        let e = CsrMatrix::from_triplets(2, 2, vec![(2, 0, 1.0)]).unwrap_err();
+        assert!(matches!(e, SparseError::IndexOutOfBounds { row: 2, .. }));
+    }
+
+    #[test]
+    fn new_rejects_unsorted_rows() {
+        let e = CsrMatrix::new(1, 3, vec![0, 2], vec![2, 1], vec![1.0, 1.0]).unwrap_err();
+        assert!(matches!(e, SparseError::InvalidCsr(_)));
+        let e = CsrMatrix::new(1, 3, vec![0, 1], vec![3], vec![1.0]).unwrap_err();
+        assert!(matches!(e, SparseError::IndexOutOfBounds { col: 3, .. }));
+    }
+
+    #[test]
+    fn transpose_twice_is_identity() {
+        let a = example();
+        let t = a.transpose();
+        assert_eq!(t.nrows(), 6);
+        assert_eq!(t.row(1).0, &[0, 1, 3]);
+        assert_eq!(t.transpose(), a);
+    }
+
+    #[test]
+    fn permute_moves_rows_and_columns() {
+        let a = example();
+        let p = Permutation::from_new_to_old(vec![3, 0, 1, 2]).unwrap();
+        let q = Permutation::identity(6);
+        let b = a.permute(&p, &q).unwrap();
+        assert_eq!(b.row(0).0, &[0, 1, 2]);
+        assert_eq!(b.row(0).1, &[6.0, 7.0, 8.0]);
+        assert_eq!(b.row(3).0, &[5]);
+    }
+
+    #[test]
+    fn empty_matrix_operations() {
+        let a: CsrMatrix<f64> = CsrMatrix::from_triplets(3, 3, vec![]).unwrap();
+        assert_eq!(a.nnz(), 0);
+        assert_eq!(a.transpose().nnz(), 0);
+        let p = Permutation::identity(3);
+        assert_eq!(a.permute_symmetric(&p).unwrap(), a);
+    }
+}

@@ -1,0 +1,1 @@
+//! spmv-reorder-spmv (being written)

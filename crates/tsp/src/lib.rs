@@ -1,0 +1,1 @@
+//! spmv-reorder-tsp (being written)

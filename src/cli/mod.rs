@@ -1,0 +1,58 @@
+//! Command-line definitions: one module per subcommand, each with a clap `Args` struct and `run`.
+
+use clap::{Parser, Subcommand};
+
+pub mod bench;
+pub mod evaluate;
+pub mod gen;
+pub mod info;
+pub mod reorder;
+pub mod sample;
+pub mod stream;
+pub mod topology;
+
+/// Reorder a sparse matrix so that y = A·x runs faster (cache locality of x).
+///
+/// The plain form `spmv-reorder IN.mtx -o OUT.mtx` runs the main job; the subcommands inspect,
+/// generate, sample and benchmark matrices.
+#[derive(Debug, Parser)]
+#[command(name = "spmv-reorder", version, about, long_about = None)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    reorder: reorder::ReorderArgs,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Describe a Matrix Market file: size, nonzeros, bandwidth, symmetry, locality D.
+    Info(info::InfoArgs),
+    /// Generate a test matrix (Poisson grids, banded Gaussian, geometric, R-MAT).
+    Gen(gen::GenArgs),
+    /// Sample nonzeros (random or DAST from memory traces) and write the sampled pattern.
+    Sample(sample::SampleArgs),
+    /// Benchmark parallel CSR SpMV (optionally before/after a reordering).
+    Bench(bench::BenchArgs),
+    /// Print the machine topology seen through hwloc.
+    Topology(topology::TopologyArgs),
+    /// Measure STREAM triad bandwidth with the given threads and pinning.
+    Stream(stream::StreamArgs),
+    /// Compare every ordering method on a folder of matrices.
+    Evaluate(evaluate::EvaluateArgs),
+}
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Some(Command::Info(a)) => info::run(a),
+        Some(Command::Gen(a)) => gen::run(a),
+        Some(Command::Sample(a)) => sample::run(a),
+        Some(Command::Bench(a)) => bench::run(a),
+        Some(Command::Topology(a)) => topology::run(a),
+        Some(Command::Stream(a)) => stream::run(a),
+        Some(Command::Evaluate(a)) => evaluate::run(a),
+        None => reorder::run(cli.reorder),
+    }
+}
