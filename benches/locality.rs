@@ -1,0 +1,2 @@
+//! Benchmark `locality` (being written by the issue that owns it).
+fn main() {}

@@ -1,0 +1,2 @@
+//! Benchmark `mtx_io` (being written by the issue that owns it).
+fn main() {}

@@ -1,0 +1,2 @@
+//! Benchmark `reorder` (being written by the issue that owns it).
+fn main() {}

@@ -1,0 +1,11 @@
+//! Integration tests: one binary, one module per concern.
+
+mod common;
+
+mod cli;
+mod locality;
+mod mtx;
+mod regression;
+mod sampling;
+mod spmv;
+mod tsp;
