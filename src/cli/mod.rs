@@ -10,6 +10,7 @@ pub mod reorder;
 pub mod sample;
 pub mod stream;
 pub mod topology;
+pub mod trace_kernel;
 
 /// Reorder a sparse matrix so that y = A·x runs faster (cache locality of x).
 ///
@@ -41,6 +42,8 @@ enum Command {
     Stream(stream::StreamArgs),
     /// Compare every ordering method on a folder of matrices.
     Evaluate(evaluate::EvaluateArgs),
+    /// Run the traced SpMV kernel (for recording memory traces with perf or valgrind).
+    TraceKernel(trace_kernel::TraceKernelArgs),
 }
 
 /// Runs the parsed command line.
@@ -53,6 +56,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Topology(a)) => topology::run(a),
         Some(Command::Stream(a)) => stream::run(a),
         Some(Command::Evaluate(a)) => evaluate::run(a),
+        Some(Command::TraceKernel(a)) => trace_kernel::run(a),
         None => reorder::run(cli.reorder),
     }
 }
