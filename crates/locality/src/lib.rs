@@ -16,7 +16,8 @@
 //!
 //! ```
 //! use spmv_reorder_locality::{
-//!     path_cost, total_distance, windowed_distance, GraphOptions, Parallelism, WindowGraph, Windows,
+//!     check_symmetric_model, path_cost, total_distance, windowed_distance, GraphOptions,
+//!     Parallelism, Permutation, WindowGraph, Windows,
 //! };
 //! use spmv_reorder_sparse::CsrMatrix;
 //!
@@ -34,9 +35,11 @@
 //! let order = [0, 3, 1, 2];
 //! assert_eq!(path_cost(&graph, &order)?, 5); // 1 + 1 + 3
 //!
-//! // The row permutation of that order, applied to the (full) matrix.
+//! // The row permutation of that order, applied to the (full) matrix's rows. The matrix is not
+//! // square, so it has no symmetric model `P·A·Pᵀ`.
+//! assert!(check_symmetric_model(&a).is_err());
 //! let p = rows.row_order(&order)?;
-//! let b = a.permute_symmetric(&p)?;
+//! let b = a.permute(&p, &Permutation::identity(a.ncols()))?;
 //! assert_eq!(total_distance(&b, par), 5);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
