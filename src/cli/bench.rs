@@ -9,5 +9,8 @@ pub struct BenchArgs {
 
 /// Runs `spmv-reorder bench`.
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
-    anyhow::bail!("'bench' is not available in this build (args: {:?})", args.rest)
+    anyhow::bail!(
+        "'bench' is not available in this build (args: {:?})",
+        args.rest
+    )
 }

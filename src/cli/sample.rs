@@ -9,5 +9,8 @@ pub struct SampleArgs {
 
 /// Runs `spmv-reorder sample`.
 pub fn run(args: SampleArgs) -> anyhow::Result<()> {
-    anyhow::bail!("'sample' is not available in this build (args: {:?})", args.rest)
+    anyhow::bail!(
+        "'sample' is not available in this build (args: {:?})",
+        args.rest
+    )
 }

@@ -9,5 +9,8 @@ pub struct StreamArgs {
 
 /// Runs `spmv-reorder stream`.
 pub fn run(args: StreamArgs) -> anyhow::Result<()> {
-    anyhow::bail!("'stream' is not available in this build (args: {:?})", args.rest)
+    anyhow::bail!(
+        "'stream' is not available in this build (args: {:?})",
+        args.rest
+    )
 }

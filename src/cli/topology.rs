@@ -9,5 +9,8 @@ pub struct TopologyArgs {
 
 /// Runs `spmv-reorder topology`.
 pub fn run(args: TopologyArgs) -> anyhow::Result<()> {
-    anyhow::bail!("'topology' is not available in this build (args: {:?})", args.rest)
+    anyhow::bail!(
+        "'topology' is not available in this build (args: {:?})",
+        args.rest
+    )
 }

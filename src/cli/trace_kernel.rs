@@ -9,5 +9,8 @@ pub struct TraceKernelArgs {
 
 /// Runs `spmv-reorder trace-kernel`.
 pub fn run(args: TraceKernelArgs) -> anyhow::Result<()> {
-    anyhow::bail!("'trace-kernel' is not available in this build (args: {:?})", args.rest)
+    anyhow::bail!(
+        "'trace-kernel' is not available in this build (args: {:?})",
+        args.rest
+    )
 }

@@ -19,6 +19,12 @@ pub enum ReorderError {
     /// Two options that cannot be used together.
     #[error("{0}")]
     Incompatible(String),
+    /// Reading or writing a file failed.
+    #[error(transparent)]
+    Mtx(#[from] spmv_reorder_mtx::MtxError),
+    /// The locality model rejected its input.
+    #[error(transparent)]
+    Locality(#[from] spmv_reorder_locality::LocalityError),
     /// A matrix or permutation operation failed.
     #[error(transparent)]
     Sparse(#[from] SparseError),

@@ -3,8 +3,11 @@
 #![deny(missing_docs)]
 
 mod error;
+pub mod info;
 mod spec;
 pub mod sprs_interop;
+pub mod windows;
 
 pub use error::ReorderError;
+pub use info::MatrixInfo;
 pub use spec::{Method, PermuteMode, WindowSpec};
