@@ -56,17 +56,40 @@ fn parse_args() -> Args {
     args
 }
 
-/// Median wall time of `reps` runs of `f` (after one warm-up run).
+/// CPU time of the whole process so far (user + system, all threads), from `/proc/self/stat`
+/// (clock ticks, 10 ms); `None` where that file is unavailable.
+fn process_cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
+/// Median wall time of `reps` runs of `f` (after one warm-up run), and the mean CPU time per run
+/// (all threads), which is less sensitive to other processes sharing the machine.
 fn median_time<R>(reps: usize, mut f: impl FnMut() -> R) -> (Duration, R) {
+    let (wall, _, last) = timed(reps, &mut f);
+    (wall, last)
+}
+
+fn timed<R>(reps: usize, mut f: impl FnMut() -> R) -> (Duration, Duration, R) {
     let mut last = f();
+    let reps = reps.max(1);
     let mut times = Vec::with_capacity(reps);
-    for _ in 0..reps.max(1) {
+    let cpu_start = process_cpu_time().unwrap_or_default();
+    for _ in 0..reps {
         let t = Instant::now();
         last = f();
         times.push(t.elapsed());
     }
+    let cpu = process_cpu_time()
+        .unwrap_or_default()
+        .saturating_sub(cpu_start)
+        / reps as u32;
     times.sort();
-    (times[times.len() / 2], last)
+    (times[times.len() / 2], cpu, last)
 }
 
 /// The unit: `y = A·x`, rayon over chunks of rows.
@@ -111,7 +134,7 @@ fn random_sample(a: &CsrMatrix<f64>, p: f64, seed: u64) -> CsrMatrix<()> {
 }
 
 /// One case: windows + graph on `m`, timed; prints the ratio to the SpMV unit.
-fn case(name: &str, m: &CsrMatrix<()>, variable: bool, args: &Args, unit: Duration) -> f64 {
+fn case(name: &str, m: &CsrMatrix<()>, variable: bool, args: &Args, unit: Unit) -> f64 {
     let opts = GraphOptions::default();
     let windows = || {
         if variable {
@@ -120,7 +143,7 @@ fn case(name: &str, m: &CsrMatrix<()>, variable: bool, args: &Args, unit: Durati
             Windows::single_rows(m.nrows())
         }
     };
-    let (t_total, graph) = median_time(args.reps, || {
+    let (t_total, cpu_total, graph) = timed(args.reps, || {
         WindowGraph::build(m, &windows(), &opts).expect("windows match the matrix")
     });
     // Stage breakdown (separate runs).
@@ -133,7 +156,8 @@ fn case(name: &str, m: &CsrMatrix<()>, variable: bool, args: &Args, unit: Durati
     });
     let (t_clone, _) = median_time(args.reps, || f.clone());
     let edges: usize = (0..graph.len()).map(|g| graph.candidates(g).0.len()).sum();
-    let ratio = t_total.as_secs_f64() / unit.as_secs_f64();
+    let ratio = t_total.as_secs_f64() / unit.wall.as_secs_f64();
+    let cpu_ratio = cpu_total.as_secs_f64() / unit.cpu.as_secs_f64().max(1e-9);
     println!(
         "{name:<24} {:>9} windows {:>10} candidate edges  D_w {:>10}  bound {:>10}  bounded cols {}",
         graph.len(),
@@ -143,7 +167,7 @@ fn case(name: &str, m: &CsrMatrix<()>, variable: bool, args: &Args, unit: Durati
         graph.bounded_columns(),
     );
     println!(
-        "{:<24} total {:>8.1} ms = {ratio:>5.2} SpMV  (windows {:.1} ms, footprints {:.1} ms, index+search {:.1} ms)",
+        "{:<24} total {:>8.1} ms = {ratio:>5.2} SpMV (CPU time: {cpu_ratio:.2} SpMV)  (windows {:.1} ms, footprints {:.1} ms, index+search {:.1} ms)",
         "",
         ms(t_total),
         ms(t_windows),
@@ -151,6 +175,13 @@ fn case(name: &str, m: &CsrMatrix<()>, variable: bool, args: &Args, unit: Durati
         ms(t_search.saturating_sub(t_clone)),
     );
     ratio
+}
+
+/// The SpMV unit: median wall time and mean CPU time per product.
+#[derive(Clone, Copy)]
+struct Unit {
+    wall: Duration,
+    cpu: Duration,
 }
 
 fn ms(d: Duration) -> f64 {
@@ -179,8 +210,13 @@ fn main() {
         let x: Vec<f64> = (0..a.ncols()).map(|j| 1.0 + (j % 7) as f64).collect();
         let mut y = vec![0.0; a.nrows()];
         let spmv_reps = 4 * args.reps + 1;
-        let (unit, ()) = median_time(spmv_reps, || spmv(&a, &x, &mut y));
-        println!("unit: SpMV median {:.2} ms over {spmv_reps} runs", ms(unit));
+        let (wall, cpu, ()) = timed(spmv_reps, || spmv(&a, &x, &mut y));
+        let unit = Unit { wall, cpu };
+        println!(
+            "unit: SpMV median {:.2} ms over {spmv_reps} runs (CPU time {:.2} ms per run)",
+            ms(wall),
+            ms(cpu)
+        );
 
         let full = a.pattern();
         let t = Instant::now();

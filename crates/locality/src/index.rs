@@ -71,13 +71,19 @@ impl ColumnIndex {
     }
 
     /// The entries of the windows whose footprint holds column `c`, by increasing window.
+    #[cfg(test)]
     pub(crate) fn entries_of(&self, c: u32) -> &[u64] {
-        &self.entries[self.ptr[c as usize]..self.ptr[c as usize + 1]]
+        &self.entries[self.span_of(c)]
     }
 
-    /// Number of windows whose footprint holds column `c`.
-    pub(crate) fn count_of(&self, c: u32) -> usize {
-        self.ptr[c as usize + 1] - self.ptr[c as usize]
+    /// Where column `c`'s entries are in [`Self::entries`].
+    pub(crate) fn span_of(&self, c: u32) -> std::ops::Range<usize> {
+        self.ptr[c as usize]..self.ptr[c as usize + 1]
+    }
+
+    /// Every entry, column after column.
+    pub(crate) fn entries(&self) -> &[u64] {
+        &self.entries
     }
 
     /// Number of columns held by more than `limit` windows.
@@ -131,7 +137,7 @@ mod tests {
         assert_eq!(windows(2), vec![(1, 2), (3, 3)]);
         assert_eq!(windows(3), vec![]);
         assert_eq!(windows(5), vec![(2, 1)]);
-        assert_eq!(seq.count_of(1), 3);
+        assert_eq!(seq.span_of(1), 2..5);
         assert_eq!(seq.columns_over(2), 1);
         assert_eq!(seq.columns_over(0), 4);
     }
