@@ -69,5 +69,5 @@ pub use error::TspError;
 pub use oracle::CostOracle;
 pub use solve::{
     path_cost, solve_path, LocalSearch, PathSolution, Phase, Progress, SolveStats, SolverOptions,
-    DEFAULT_BREADTH, DEFAULT_DEPTH, DEFAULT_KICK_SPAN,
+    TourKind, DEFAULT_BREADTH, DEFAULT_DEPTH, DEFAULT_KICK_SPAN, TWO_LEVEL_MIN_NODES,
 };

@@ -17,7 +17,7 @@ use crate::local_search::{descend, ActiveQueue, Both, Context, Improver};
 use crate::neighbours::Neighbours;
 use crate::or_opt::OrOpt;
 use crate::oracle::PathCosts;
-use crate::tour::{ArrayTour, Journal, Tour};
+use crate::tour::{ArrayTour, Journal, Tour, TwoLevelTour};
 use crate::two_opt::TwoOpt;
 use crate::{lower_bound, CandidateLists, CostOracle, TspError};
 
@@ -45,6 +45,23 @@ impl Default for LocalSearch {
         }
     }
 }
+
+/// The tour representation used by the improvement stages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum TourKind {
+    /// [`TourKind::Array`] below [`TWO_LEVEL_MIN_NODES`] nodes, [`TourKind::TwoLevel`] from there on.
+    #[default]
+    Auto,
+    /// [`crate::tour::ArrayTour`]: flips cost up to `n/2`, fastest on small instances.
+    Array,
+    /// [`crate::tour::TwoLevelTour`]: flips cost O(√n).
+    TwoLevel,
+}
+
+/// Node count from which [`TourKind::Auto`] picks the two-level list (measured with
+/// `cargo bench --bench tsp -- uniform N --tour array|two-level`).
+pub const TWO_LEVEL_MIN_NODES: usize = 5_000;
 
 /// Default LK depth (linkern's default maximum depth is 50).
 pub const DEFAULT_DEPTH: usize = 50;
@@ -76,6 +93,8 @@ pub struct SolverOptions {
     pub chained: bool,
     /// Nodes covered by a kick's two moved stretches (>= 2); keeps a kick O(span).
     pub kick_span: usize,
+    /// Tour representation.
+    pub tour: TourKind,
 }
 
 impl Default for SolverOptions {
@@ -89,6 +108,7 @@ impl Default for SolverOptions {
             local_search: LocalSearch::default(),
             chained: true,
             kick_span: DEFAULT_KICK_SPAN,
+            tour: TourKind::Auto,
         }
     }
 }
@@ -153,7 +173,9 @@ pub struct Progress {
 pub struct SolveStats {
     /// Seconds spent building the initial path.
     pub construction_s: f64,
-    /// Seconds of the local search to the first local optimum.
+    /// Seconds of the 2-opt + Or-opt descent (part of `local_search_s`).
+    pub two_opt_s: f64,
+    /// Seconds of the local search to the first local optimum (2-opt + Or-opt, then LK if chosen).
     pub local_search_s: f64,
     /// Seconds of the kick phase.
     pub kicks_s: f64,
@@ -163,6 +185,8 @@ pub struct SolveStats {
     pub improving_kicks: u64,
     /// Cost of the initial path.
     pub initial_cost: i64,
+    /// Cost after the 2-opt + Or-opt descent.
+    pub after_two_opt_cost: i64,
     /// Cost after the first local search.
     pub after_local_search_cost: i64,
     /// False when the time limit stopped the first local search before a local optimum.
@@ -292,16 +316,17 @@ impl Solver<'_, '_> {
                 costs: PathCosts::new(self.oracle, n),
                 neighbours: &neighbours,
             };
-            let mut tour = Journal::new(ArrayTour::from_order(&order));
-            let tracked = match &self.opts.local_search {
-                LocalSearch::TwoOptOrOpt => self.improve(&ctx, &mut tour, &mut Both(TwoOpt, OrOpt)),
-                LocalSearch::LinKernighan { depth, breadth } => {
-                    let mut lk = Both(LinKernighan::new(*depth, breadth.clone()), OrOpt);
-                    self.improve(&ctx, &mut tour, &mut lk)
-                }
+            let two_level = match self.opts.tour {
+                TourKind::Auto => order.len() >= TWO_LEVEL_MIN_NODES,
+                TourKind::Array => false,
+                TourKind::TwoLevel => true,
             };
-            order = tour.order_from(n);
-            order.remove(0);
+            let (tracked, tour_order) = if two_level {
+                self.improve_with::<TwoLevelTour>(&ctx, &order)
+            } else {
+                self.improve_with::<ArrayTour>(&ctx, &order)
+            };
+            order = tour_order;
             debug_assert_eq!(
                 tracked,
                 path_cost(&order, self.oracle),
@@ -309,11 +334,28 @@ impl Solver<'_, '_> {
             );
         } else {
             self.stats.after_local_search_cost = self.stats.initial_cost;
+            self.stats.after_two_opt_cost = self.stats.initial_cost;
             self.stats.reached_local_optimum = true;
         }
         let cost = path_cost(&order, self.oracle);
         self.report(Phase::Done, cost, self.stats.kicks, 1.0);
         order
+    }
+
+    /// Builds a `T` tour from `order` (ending with the dummy node), improves it and returns the tracked
+    /// cost with the resulting path.
+    fn improve_with<T: Tour>(&mut self, ctx: &Context<'_>, order: &[usize]) -> (i64, Vec<usize>) {
+        let mut tour = Journal::new(T::from_order(order));
+        let tracked = match &self.opts.local_search {
+            LocalSearch::TwoOptOrOpt => self.improve(ctx, &mut tour, &mut Both(TwoOpt, OrOpt)),
+            LocalSearch::LinKernighan { depth, breadth } => {
+                let mut lk = Both(LinKernighan::new(*depth, breadth.clone()), OrOpt);
+                self.improve(ctx, &mut tour, &mut lk)
+            }
+        };
+        let mut path = tour.order_from(ctx.costs.dummy());
+        path.remove(0);
+        (tracked, path)
     }
 
     /// Local search (2-opt + Or-opt first, then `improver`), then the chained kicks with `improver`.
@@ -330,7 +372,11 @@ impl Solver<'_, '_> {
         let t = Instant::now();
         let mut queue = ActiveQueue::new(tour.len());
         let mut done = true;
-        for pass in 0..2 {
+        let passes = match self.opts.local_search {
+            LocalSearch::TwoOptOrOpt => 1,
+            LocalSearch::LinKernighan { .. } => 2,
+        };
+        for pass in 0..passes {
             for v in tour.order_from(ctx.costs.dummy()) {
                 queue.push(v);
             }
@@ -341,6 +387,10 @@ impl Solver<'_, '_> {
             };
             cost -= gain;
             done &= finished;
+            if pass == 0 {
+                self.stats.two_opt_s = t.elapsed().as_secs_f64();
+                self.stats.after_two_opt_cost = cost;
+            }
             if !finished {
                 break;
             }

@@ -7,9 +7,11 @@
 
 pub mod array;
 pub mod journal;
+pub mod two_level;
 
 pub use array::ArrayTour;
 pub use journal::Journal;
+pub use two_level::TwoLevelTour;
 
 /// A cyclic tour over nodes `0..len()` with an orientation.
 ///
@@ -99,18 +101,23 @@ pub(crate) mod tests {
 
     /// Checks a representation against a plain `Vec` model under random flips.
     pub(crate) fn check_against_model<T: Tour>() {
-        let n = 37;
+        for n in [3, 5, 37, 150, 400] {
+            check_size::<T>(n);
+        }
+    }
+
+    fn check_size<T: Tour>(n: usize) {
         let order: Vec<usize> = (0..n).map(|i| (i * 7) % n).collect();
         let mut tour = T::from_order(&order);
         let mut model = order.clone();
-        let mut state = 12345u64;
+        let mut state = 12345u64 + n as u64;
         let mut rand = |m: usize| {
             state = state
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             ((state >> 33) as usize) % m
         };
-        for _ in 0..2000 {
+        for _ in 0..3000 {
             let a = rand(n);
             let c = rand(n);
             let b = tour.next(a);
