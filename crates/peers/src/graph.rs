@@ -1,54 +1,72 @@
 //! `G = pattern(A + Aᵀ) − diag(A)`: the undirected graph reverse Cuthill-McKee walks; for a rectangular
 //! matrix, the bipartite row/column graph instead (rows are nodes `0..m`, columns nodes `m..m+n`).
 //!
-//! Cost: `O(nnz + m + n)` time and memory; the per-node merges run in parallel over nodes (count,
-//! prefix sum, fill into disjoint slices). Called by [`crate::rcm`].
+//! The merged adjacency lists are never materialised: a node's neighbours are its row of `A` followed
+//! by its row of `Aᵀ` (omitted where the two are equal), and the searches skip nodes already
+//! visited, so repeats and self-loops cost a comparison each. This saves an `nnz`-sized allocation
+//! and a pass, which dominate on large matrices. Cost: a parallel symmetry check (one binary search
+//! per entry, stopping at the first asymmetric one), plus for an unsymmetric pattern one transpose
+//! and a parallel count of each node's distinct neighbours, `O(nnz + n)`; the bipartite graph copies
+//! its lists, `O(nnz + m + n)`. Called by [`crate::rcm`] and [`crate::pseudo_peripheral`].
 
 use crate::PeersError;
 use rayon::prelude::*;
 use spmv_reorder_sparse::{CsrMatrix, Value};
+use std::borrow::Cow;
 
-/// An undirected graph in adjacency-list (CSR) form.
+/// Nodes per rayon task: enough work per task to amortise scheduling.
+const NODES_PER_TASK: usize = 4096;
+
+/// An undirected graph as one or two adjacency lists per node, possibly borrowing a matrix's arrays.
 ///
 /// # Invariants
-/// Each node's neighbour list is sorted, holds no duplicate and not the node itself, and `v` lists `u`
-/// whenever `u` lists `v` (guaranteed by the two constructors, not re-checked).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Graph {
-    offsets: Vec<usize>,
-    neighbours: Vec<u32>,
+/// The neighbours of `v` are the union of `v`'s lists (without `v`); `v` is a neighbour of `u`
+/// whenever `u` is one of `v`; `degrees[v]` is the size of that union; `mirrored` is empty or has
+/// one flag per node. Guaranteed by the
+/// constructors, not re-checked.
+#[derive(Debug, Clone)]
+pub(crate) struct Graph<'a> {
+    offsets: Cow<'a, [usize]>,
+    targets: Cow<'a, [u32]>,
+    transpose: Option<CsrMatrix<()>>,
+    /// `mirrored[v]`: `v`'s row of `Aᵀ` differs from its row of `A`, so both must be read.
+    mirrored: Vec<bool>,
+    degrees: Vec<u32>,
 }
 
-impl Graph {
-    /// The graph of `A + Aᵀ` without self-loops, for a square matrix.
+impl<'a> Graph<'a> {
+    /// The graph of `A + Aᵀ` for a square matrix, borrowing `A`'s arrays.
     ///
     /// # Panics
     /// If `a` is not square (a caller bug: callers choose [`Graph::bipartite`] otherwise).
-    pub(crate) fn symmetrised<T: Value>(a: &CsrMatrix<T>) -> Self {
+    pub(crate) fn symmetrised<T: Value>(a: &'a CsrMatrix<T>) -> Self {
         assert_eq!(
             a.nrows(),
             a.ncols(),
             "symmetrised graph needs a square matrix"
         );
-        let at = a.pattern().transpose();
-        let lists = |v: usize| (a.row(v).0, at.row(v).0, v as u32);
-        Self::from_nodes(
-            a.nrows(),
-            |v| {
-                let (r, c, own) = lists(v);
-                let mut count = 0;
-                merge_union(r, c, own, |_| count += 1);
-                count
-            },
-            |v, out| {
-                let (r, c, own) = lists(v);
-                let mut k = 0;
-                merge_union(r, c, own, |u| {
-                    out[k] = u;
-                    k += 1;
-                });
-            },
-        )
+        let transpose = (!is_pattern_symmetric(a)).then(|| a.pattern().transpose());
+        let lists = (0..a.nrows())
+            .into_par_iter()
+            .with_min_len(NODES_PER_TASK)
+            .map(|v| {
+                let (own, cols) = (v as u32, a.row(v).0);
+                match &transpose {
+                    Some(at) if at.row(v).0 != cols => (union_size(cols, at.row(v).0, own), true),
+                    _ => (
+                        cols.len() - usize::from(cols.binary_search(&own).is_ok()),
+                        false,
+                    ),
+                }
+            });
+        let (degrees, mirrored): (Vec<usize>, Vec<bool>) = lists.unzip();
+        Self {
+            offsets: Cow::Borrowed(a.row_ptr()),
+            targets: Cow::Borrowed(a.col_idx()),
+            transpose,
+            mirrored,
+            degrees: degrees.into_iter().map(|d| d as u32).collect(),
+        }
     }
 
     /// The bipartite graph of an `m x n` matrix: row `i` is node `i`, column `j` is node `m + j`, and
@@ -68,119 +86,109 @@ impl Graph {
         }
         let at = a.pattern().transpose();
         let shift = m as u32;
-        Ok(Self::from_nodes(
-            m + n,
-            |v| {
-                if v < m {
-                    a.row_nnz(v)
-                } else {
-                    at.row_nnz(v - m)
-                }
-            },
-            |v, out| {
-                if v < m {
-                    for (slot, &c) in out.iter_mut().zip(a.row(v).0) {
-                        *slot = c + shift;
-                    }
-                } else {
-                    out.copy_from_slice(at.row(v - m).0);
-                }
-            },
-        ))
-    }
-
-    /// Builds the CSR arrays from a per-node neighbour count and a per-node fill, both in parallel.
-    fn from_nodes(
-        nodes: usize,
-        count: impl Fn(usize) -> usize + Sync + Send,
-        fill: impl Fn(usize, &mut [u32]) + Sync + Send,
-    ) -> Self {
-        let counts: Vec<usize> = (0..nodes).into_par_iter().map(&count).collect();
-        let mut offsets = Vec::with_capacity(nodes + 1);
-        offsets.push(0);
-        for c in counts {
-            offsets.push(offsets[offsets.len() - 1] + c);
-        }
-        let mut neighbours = vec![0u32; offsets[nodes]];
-        let mut slices = Vec::with_capacity(nodes);
-        let mut rest: &mut [u32] = &mut neighbours;
-        for w in offsets.windows(2) {
-            let (head, tail) = rest.split_at_mut(w[1] - w[0]);
-            slices.push(head);
-            rest = tail;
-        }
-        slices
-            .into_par_iter()
-            .enumerate()
-            .for_each(|(v, out)| fill(v, out));
-        Self {
-            offsets,
-            neighbours,
-        }
+        let mut offsets = a.row_ptr().to_vec();
+        offsets.extend(at.row_ptr()[1..].iter().map(|&o| o + a.nnz()));
+        let mut targets: Vec<u32> = a.col_idx().iter().map(|&c| c + shift).collect();
+        targets.extend_from_slice(at.col_idx());
+        let degrees = offsets.windows(2).map(|w| (w[1] - w[0]) as u32).collect();
+        Ok(Self {
+            offsets: Cow::Owned(offsets),
+            targets: Cow::Owned(targets),
+            transpose: None,
+            mirrored: Vec::new(),
+            degrees,
+        })
     }
 
     /// Number of nodes.
     pub(crate) fn len(&self) -> usize {
-        self.offsets.len() - 1
+        self.degrees.len()
     }
 
-    /// The sorted neighbours of `v`.
-    pub(crate) fn neighbours(&self, v: usize) -> &[u32] {
-        &self.neighbours[self.offsets[v]..self.offsets[v + 1]]
+    /// The neighbours of `v` as two lists (its row of `A` and, for an unsymmetric pattern, of `Aᵀ`),
+    /// possibly with repeats and `v` itself (see the module documentation).
+    #[inline]
+    pub(crate) fn neighbour_lists(&self, v: usize) -> [&[u32]; 2] {
+        let own = &self.targets[self.offsets[v]..self.offsets[v + 1]];
+        match &self.transpose {
+            Some(at) if self.mirrored[v] => [own, at.row(v).0],
+            _ => [own, &[]],
+        }
     }
 
-    /// Number of neighbours of `v`.
+    /// Number of distinct neighbours of `v` other than `v` itself.
+    #[inline]
     pub(crate) fn degree(&self, v: usize) -> usize {
-        self.offsets[v + 1] - self.offsets[v]
+        self.degrees[v] as usize
     }
 }
 
-/// Calls `emit` on each element of the union of two sorted, duplicate-free lists, in increasing
-/// order, leaving out `skip`.
-fn merge_union(a: &[u32], b: &[u32], skip: u32, mut emit: impl FnMut(u32)) {
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        let next = match (a.get(i), b.get(j)) {
-            (Some(&x), Some(&y)) if x == y => {
-                i += 1;
-                j += 1;
-                x
-            }
-            (Some(&x), Some(&y)) if x < y => {
-                i += 1;
-                x
-            }
-            (Some(&x), None) => {
-                i += 1;
-                x
-            }
-            (_, Some(&y)) => {
-                j += 1;
-                y
-            }
-            (None, None) => unreachable!("loop condition"),
-        };
-        if next != skip {
-            emit(next);
-        }
+/// True when `(j, i)` is stored for every stored `(i, j)`: a binary search per entry, in parallel,
+/// without allocating; stops at the first asymmetric entry.
+fn is_pattern_symmetric<T: Value>(a: &CsrMatrix<T>) -> bool {
+    (0..a.nrows())
+        .into_par_iter()
+        .with_min_len(NODES_PER_TASK)
+        .all(|i| {
+            a.row(i)
+                .0
+                .iter()
+                .all(|&j| a.row(j as usize).0.binary_search(&(i as u32)).is_ok())
+        })
+}
+
+/// The size of the union of two sorted, duplicate-free lists, leaving out `skip`.
+fn union_size(a: &[u32], b: &[u32], skip: u32) -> usize {
+    let (mut i, mut j, mut count) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        count += usize::from(x.min(y) != skip);
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
     }
+    let tail = a[i..].iter().chain(&b[j..]);
+    count + tail.filter(|&&v| v != skip).count()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The distinct neighbours of `v` other than itself, sorted.
+    fn neighbour_set(g: &Graph, v: usize) -> Vec<u32> {
+        let lists = g.neighbour_lists(v);
+        let mut s: Vec<u32> = lists
+            .concat()
+            .into_iter()
+            .filter(|&u| u as usize != v)
+            .collect();
+        s.sort_unstable();
+        s.dedup();
+        assert_eq!(s.len(), g.degree(v), "degree of {v}");
+        s
+    }
+
     #[test]
-    fn symmetrised_merges_both_triangles_and_drops_the_diagonal() {
-        let a =
-            CsrMatrix::from_triplets(3, 3, vec![(0, 0, ()), (0, 2, ()), (1, 0, ()), (2, 0, ())])
-                .unwrap();
+    fn unsymmetric_pattern_gets_both_triangles_without_the_diagonal() {
+        let t = vec![(0, 0, ()), (0, 2, ()), (1, 0, ()), (2, 0, ())];
+        let a = CsrMatrix::from_triplets(3, 3, t).unwrap();
         let g = Graph::symmetrised(&a);
+        assert!(g.transpose.is_some());
         assert_eq!(g.len(), 3);
-        assert_eq!(g.neighbours(0), &[1, 2]);
-        assert_eq!(g.neighbours(1), &[0]);
-        assert_eq!(g.neighbours(2), &[0]);
-        assert_eq!(g.degree(0), 2);
+        assert_eq!(neighbour_set(&g, 0), vec![1, 2]);
+        assert_eq!(neighbour_set(&g, 1), vec![0]);
+        assert_eq!(neighbour_set(&g, 2), vec![0]);
+    }
+
+    #[test]
+    fn symmetric_pattern_is_borrowed_as_it_is() {
+        let t = vec![(0, 0, ()), (0, 2, ()), (2, 0, ()), (1, 1, ())];
+        let a = CsrMatrix::from_triplets(3, 3, t).unwrap();
+        let g = Graph::symmetrised(&a);
+        assert!(g.transpose.is_none() && matches!(g.targets, Cow::Borrowed(_)));
+        assert_eq!(g.neighbour_lists(0), [&[0, 2][..], &[]]);
+        assert_eq!(neighbour_set(&g, 1), Vec::<u32>::new());
+        assert_eq!(neighbour_set(&g, 2), vec![0]);
     }
 
     #[test]
@@ -189,16 +197,25 @@ mod tests {
             CsrMatrix::from_triplets(2, 3, vec![(0, 1, 1.0), (1, 1, 1.0), (1, 2, 1.0)]).unwrap();
         let g = Graph::bipartite(&a).unwrap();
         assert_eq!(g.len(), 5);
-        assert_eq!(g.neighbours(0), &[3]);
-        assert_eq!(g.neighbours(1), &[3, 4]);
-        assert_eq!(g.neighbours(2), &[] as &[u32]);
-        assert_eq!(g.neighbours(3), &[0, 1]);
-        assert_eq!(g.neighbours(4), &[1]);
+        let lists: Vec<Vec<u32>> = (0..5).map(|v| neighbour_set(&g, v)).collect();
+        assert_eq!(
+            lists,
+            vec![vec![3], vec![3, 4], vec![], vec![0, 1], vec![1]]
+        );
+    }
+
+    #[test]
+    fn union_sizes() {
+        assert_eq!(union_size(&[1, 3, 5], &[2, 3, 6], 99), 5);
+        assert_eq!(union_size(&[1, 3, 5], &[2, 3, 6], 3), 4);
+        assert_eq!(union_size(&[], &[4], 4), 0);
     }
 
     #[test]
     fn empty_matrix_gives_empty_graph() {
         let a: CsrMatrix<()> = CsrMatrix::from_triplets(0, 0, vec![]).unwrap();
         assert_eq!(Graph::symmetrised(&a).len(), 0);
+        let b: CsrMatrix<()> = CsrMatrix::from_triplets(0, 3, vec![]).unwrap();
+        assert_eq!(Graph::bipartite(&b).unwrap().len(), 3);
     }
 }

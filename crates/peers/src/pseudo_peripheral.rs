@@ -46,11 +46,12 @@ impl LevelStructure {
             self.level_starts.push(level_start);
             let level_end = self.order.len();
             for k in level_start..level_end {
-                let v = self.order[k] as usize;
-                for &u in g.neighbours(v) {
-                    if self.stamp[u as usize] != self.current {
-                        self.stamp[u as usize] = self.current;
-                        self.order.push(u);
+                for list in g.neighbour_lists(self.order[k] as usize) {
+                    for &u in list {
+                        if self.stamp[u as usize] != self.current {
+                            self.stamp[u as usize] = self.current;
+                            self.order.push(u);
+                        }
                     }
                 }
             }
@@ -110,18 +111,21 @@ mod tests {
     use super::*;
     use spmv_reorder_sparse::CsrMatrix;
 
-    fn path_graph(n: usize) -> Graph {
+    fn path_matrix(n: usize) -> CsrMatrix<()> {
         let t = (0..n.saturating_sub(1)).map(|i| (i, i + 1, ()));
-        Graph::symmetrised(&CsrMatrix::from_triplets(n, n, t).unwrap())
+        CsrMatrix::from_triplets(n, n, t).unwrap()
     }
 
     #[test]
     fn level_structure_of_a_path() {
-        let g = path_graph(5);
+        let a = path_matrix(5);
+        let g = Graph::symmetrised(&a);
         let mut ls = LevelStructure::new(5);
         ls.build(&g, 2);
         assert_eq!(ls.height(), 3);
-        assert_eq!(ls.last_level(), &[0, 4]);
+        let mut last = ls.last_level().to_vec();
+        last.sort_unstable();
+        assert_eq!(last, [0, 4]);
         ls.build(&g, 0);
         assert_eq!(ls.height(), 5);
         assert_eq!(ls.last_level(), &[4]);
@@ -129,7 +133,8 @@ mod tests {
 
     #[test]
     fn middle_of_a_path_leads_to_an_end() {
-        let g = path_graph(9);
+        let a = path_matrix(9);
+        let g = Graph::symmetrised(&a);
         let mut ls = LevelStructure::new(9);
         let v = pseudo_peripheral_node(&g, 4, &mut ls);
         assert!(v == 0 || v == 8, "got {v}");
@@ -137,7 +142,8 @@ mod tests {
 
     #[test]
     fn isolated_node_is_its_own_peripheral_node() {
-        let g = path_graph(1);
+        let a = path_matrix(1);
+        let g = Graph::symmetrised(&a);
         let mut ls = LevelStructure::new(1);
         assert_eq!(pseudo_peripheral_node(&g, 0, &mut ls), 0);
     }

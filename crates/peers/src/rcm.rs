@@ -80,10 +80,12 @@ fn cuthill_mckee(g: &Graph, start: RcmStart) -> Vec<u32> {
             let v = sequence[head] as usize;
             head += 1;
             fresh.clear();
-            for &u in g.neighbours(v) {
-                if !visited[u as usize] {
-                    visited[u as usize] = true;
-                    fresh.push(u);
+            for list in g.neighbour_lists(v) {
+                for &u in list {
+                    if !visited[u as usize] {
+                        visited[u as usize] = true;
+                        fresh.push(u);
+                    }
                 }
             }
             fresh.sort_unstable_by_key(|&u| (g.degree(u as usize), u));
