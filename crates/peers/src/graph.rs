@@ -4,10 +4,10 @@
 //! The merged adjacency lists are never materialised: a node's neighbours are its row of `A` followed
 //! by its row of `Aᵀ` (omitted where the two are equal), and the searches skip nodes already
 //! visited, so repeats and self-loops cost a comparison each. This saves an `nnz`-sized allocation
-//! and a pass, which dominate on large matrices. Cost: a parallel symmetry check (one binary search
-//! per entry, stopping at the first asymmetric one), plus for an unsymmetric pattern one transpose
-//! and a parallel count of each node's distinct neighbours, `O(nnz + n)`; the bipartite graph copies
-//! its lists, `O(nnz + m + n)`. Called by [`crate::rcm`] and [`crate::pseudo_peripheral`].
+//! and a pass, which dominate on large matrices. Cost: a sequential `O(nnz + n)` symmetry check
+//! (stopping at the first asymmetric entry), plus for an unsymmetric pattern one transpose and a
+//! count of each node's distinct neighbours (parallel for large matrices), `O(nnz + n)`; the
+//! bipartite graph copies its lists, `O(nnz + m + n)`. Called by [`crate::rcm`] and [`crate::pseudo_peripheral`].
 
 use crate::PeersError;
 use rayon::prelude::*;
@@ -16,6 +16,9 @@ use std::borrow::Cow;
 
 /// Nodes per rayon task: enough work per task to amortise scheduling.
 const NODES_PER_TASK: usize = 4096;
+/// Below this many stored entries the per-node passes run on the calling thread: handing a job to
+/// the rayon pool costs more than the pass itself (measured: 2-3x slower RCM on `bcsstk13`).
+const PARALLEL_MIN_NNZ: usize = 200_000;
 
 /// An undirected graph as one or two adjacency lists per node, possibly borrowing a matrix's arrays.
 ///
@@ -46,26 +49,30 @@ impl<'a> Graph<'a> {
             "symmetrised graph needs a square matrix"
         );
         let transpose = (!is_pattern_symmetric(a)).then(|| a.pattern().transpose());
-        let lists = (0..a.nrows())
-            .into_par_iter()
-            .with_min_len(NODES_PER_TASK)
-            .map(|v| {
-                let (own, cols) = (v as u32, a.row(v).0);
-                match &transpose {
-                    Some(at) if at.row(v).0 != cols => (union_size(cols, at.row(v).0, own), true),
-                    _ => (
-                        cols.len() - usize::from(cols.binary_search(&own).is_ok()),
-                        false,
-                    ),
+        let node = |v: usize| {
+            let (own, cols) = (v as u32, a.row(v).0);
+            match &transpose {
+                Some(at) if at.row(v).0 != cols => {
+                    (union_size(cols, at.row(v).0, own) as u32, true)
                 }
-            });
-        let (degrees, mirrored): (Vec<usize>, Vec<bool>) = lists.unzip();
+                _ => (
+                    (cols.len() - usize::from(cols.binary_search(&own).is_ok())) as u32,
+                    false,
+                ),
+            }
+        };
+        let (degrees, mirrored): (Vec<u32>, Vec<bool>) = if a.nnz() < PARALLEL_MIN_NNZ {
+            (0..a.nrows()).map(node).unzip()
+        } else {
+            let nodes = (0..a.nrows()).into_par_iter();
+            nodes.with_min_len(NODES_PER_TASK).map(node).unzip()
+        };
         Self {
             offsets: Cow::Borrowed(a.row_ptr()),
             targets: Cow::Borrowed(a.col_idx()),
             transpose,
             mirrored,
-            degrees: degrees.into_iter().map(|d| d as u32).collect(),
+            degrees,
         }
     }
 
@@ -123,18 +130,24 @@ impl<'a> Graph<'a> {
     }
 }
 
-/// True when `(j, i)` is stored for every stored `(i, j)`: a binary search per entry, in parallel,
-/// without allocating; stops at the first asymmetric entry.
+/// True when `(j, i)` is stored for every stored `(i, j)`, in one sequential `O(nnz + n)` sweep
+/// without searching: visiting rows `i` in increasing order meets the entries of column `j` in
+/// increasing `i`, which for a symmetric pattern is exactly the order of row `j`; so a cursor per row
+/// must match each entry in turn. As every entry consumes one cursor step and no row is overrun, all
+/// rows are consumed exactly when the function returns true.
 fn is_pattern_symmetric<T: Value>(a: &CsrMatrix<T>) -> bool {
-    (0..a.nrows())
-        .into_par_iter()
-        .with_min_len(NODES_PER_TASK)
-        .all(|i| {
-            a.row(i)
-                .0
-                .iter()
-                .all(|&j| a.row(j as usize).0.binary_search(&(i as u32)).is_ok())
-        })
+    let (ptr, idx) = (a.row_ptr(), a.col_idx());
+    let mut cursor = ptr[..a.nrows()].to_vec();
+    for i in 0..a.nrows() {
+        for &j in a.row(i).0 {
+            let k = &mut cursor[j as usize];
+            if *k == ptr[j as usize + 1] || idx[*k] != i as u32 {
+                return false;
+            }
+            *k += 1;
+        }
+    }
+    true
 }
 
 /// The size of the union of two sorted, duplicate-free lists, leaving out `skip`.
@@ -202,6 +215,25 @@ mod tests {
             lists,
             vec![vec![3], vec![3, 4], vec![], vec![0, 1], vec![1]]
         );
+    }
+
+    #[test]
+    fn symmetry_check_matches_the_transpose() {
+        let cases = [
+            vec![(0, 1), (1, 0), (2, 2)],
+            vec![(0, 1), (1, 2), (2, 1)],
+            vec![(0, 2), (1, 1), (2, 0), (2, 1)],
+            vec![(1, 0), (0, 1), (0, 2), (2, 0), (1, 2), (2, 1)],
+            vec![],
+        ];
+        for t in cases {
+            let a = CsrMatrix::from_triplets(3, 3, t.iter().map(|&(i, j)| (i, j, ()))).unwrap();
+            assert_eq!(
+                is_pattern_symmetric(&a),
+                a.is_structurally_symmetric(),
+                "{t:?}"
+            );
+        }
     }
 
     #[test]
