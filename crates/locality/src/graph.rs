@@ -1,0 +1,600 @@
+//! The window distance graph: nodes are windows, `cost(g,h) = d_w(g,h) = n(g) + n(h) - 2a(g,h)`,
+//! and each window keeps its best `K` candidate neighbours among the windows it overlaps.
+//!
+//! Candidate search is SpGEMM-like (`F·Fᵀ` row by row): for window `g`, every column `c ∈ F_g`
+//! adds 1 to a dense per-thread counter for each window of `c` in the inverted index, a touched
+//! list resets the counters, and a partial selection keeps the best `K`. Time
+//! `O(Σ_c |windows(c)|·min(|windows(c)|, hub_limit+1) + windows·K log K)`, parallel over windows;
+//! memory `O(nnz + K·windows)` plus one `O(windows)` counter per thread. Columns held by more than
+//! `hub_limit` windows (hubs, as in power-law graphs) are *bounded*: each of their windows only
+//! counts the `hub_limit` windows nearest to it in window order, so a hub costs
+//! `O(|windows(c)|·hub_limit)` instead of `O(|windows(c)|²)`.
+//!
+//! SPEC section 4 (thesis 4.2: only pairs with `a(g,h) > 0` are candidate edges). Called by the
+//! reordering pipeline, which adapts the graph to the TSP crate's cost oracle and candidate lists.
+
+use crate::distance::intersection_len;
+use crate::error::LocalityError;
+use crate::footprint::Footprints;
+use crate::index::ColumnIndex;
+use crate::par::{balanced_ranges, range_bounds, split_mut_at, Parallelism};
+use crate::windows::Windows;
+use spmv_reorder_sparse::{CsrMatrix, Value};
+use std::ops::Range;
+use std::sync::Mutex;
+
+/// How the candidates of a window are ranked (ties always fall to the next criterion, then to the
+/// smaller window index, so the lists are deterministic).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum CandidateRank {
+    /// Largest overlap `a(g,h)` first, then smallest cost.
+    #[default]
+    Overlap,
+    /// Smallest cost `d_w(g,h)` first, then largest overlap. Better when window sizes vary a lot.
+    Cost,
+}
+
+/// Options of [`WindowGraph::build`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GraphOptions {
+    /// Candidates kept per window, `K` (default 8). 0 keeps none.
+    pub neighbours: usize,
+    /// A column held by more than this many windows is bounded (default 256).
+    pub hub_limit: usize,
+    /// How candidates are ranked (default [`CandidateRank::Overlap`]).
+    pub rank: CandidateRank,
+    /// Sequential or rayon (default rayon, on the current pool).
+    pub parallelism: Parallelism,
+}
+
+impl Default for GraphOptions {
+    fn default() -> Self {
+        Self {
+            neighbours: 8,
+            hub_limit: 256,
+            rank: CandidateRank::Overlap,
+            parallelism: Parallelism::Rayon,
+        }
+    }
+}
+
+impl GraphOptions {
+    /// Sets [`Self::neighbours`].
+    pub fn with_neighbours(mut self, k: usize) -> Self {
+        self.neighbours = k;
+        self
+    }
+    /// Sets [`Self::hub_limit`].
+    pub fn with_hub_limit(mut self, limit: usize) -> Self {
+        self.hub_limit = limit;
+        self
+    }
+    /// Sets [`Self::rank`].
+    pub fn with_rank(mut self, rank: CandidateRank) -> Self {
+        self.rank = rank;
+        self
+    }
+    /// Sets [`Self::parallelism`].
+    pub fn with_parallelism(mut self, par: Parallelism) -> Self {
+        self.parallelism = par;
+        self
+    }
+}
+
+/// The window distance graph of SPEC section 4: footprints plus the best `K` candidate neighbours
+/// of every window.
+///
+/// # Invariants
+/// Window `g`'s candidates are distinct windows `h != g` with `a(g,h) > 0`, at most `K`, in rank
+/// order, each with its exact overlap `a(g,h)`. When no column is bounded they are exactly the
+/// best `K` by the rank over all windows; when some column is bounded, a window touching one is
+/// ranked on the overlaps its sampled windows reveal (their reported overlaps are still exact).
+/// Upheld by construction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WindowGraph {
+    footprints: Footprints,
+    stride: usize,
+    neighbours: Vec<u32>,
+    overlaps: Vec<u32>,
+    counts: Vec<u32>,
+    bounded_columns: usize,
+    bounded_windows: usize,
+    lower_bound: u64,
+}
+
+impl WindowGraph {
+    /// Builds the graph of `windows` over the rows of `a` (values are ignored; for a column model
+    /// pass [`crate::Axis::Columns`]`.pattern(a)`; for a sample pass the sampled pattern).
+    ///
+    /// # Errors
+    /// [`LocalityError::RowCountMismatch`] when the windows do not partition `a`'s rows,
+    /// [`LocalityError::TooLarge`] for more than `u32::MAX` windows.
+    pub fn build<T: Value>(
+        a: &CsrMatrix<T>,
+        windows: &Windows,
+        options: &GraphOptions,
+    ) -> Result<Self, LocalityError> {
+        Self::from_footprints(Footprints::new(a, windows, options.parallelism)?, options)
+    }
+
+    /// Builds the graph on given footprints.
+    ///
+    /// # Errors
+    /// [`LocalityError::TooLarge`] for more than `u32::MAX` windows.
+    pub fn from_footprints(
+        footprints: Footprints,
+        options: &GraphOptions,
+    ) -> Result<Self, LocalityError> {
+        let nw = footprints.len();
+        if nw > u32::MAX as usize {
+            return Err(LocalityError::TooLarge {
+                what: "windows",
+                value: nw as u64,
+                max: u32::MAX as u64,
+            });
+        }
+        let par = options.parallelism;
+        let index = ColumnIndex::new(&footprints, par);
+        let stride = options.neighbours.min(nw.saturating_sub(1));
+        let mut neighbours = vec![0u32; nw * stride];
+        let mut overlaps = vec![0u32; nw * stride];
+        let mut counts = vec![0u32; nw];
+        let ranges = balanced_ranges(footprints.offsets(), 8 * par.threads());
+        let search = CandidateSearch {
+            footprints: &footprints,
+            index: &index,
+            hub_limit: options.hub_limit,
+            rank: options.rank,
+            stride,
+            smallest: SmallestFootprints::new(&footprints),
+            scratch: Mutex::new(Vec::new()),
+        };
+        let items: Vec<_> = ranges
+            .iter()
+            .cloned()
+            .zip(split_mut_at(
+                &mut neighbours,
+                &range_bounds(&ranges, stride),
+            ))
+            .zip(split_mut_at(&mut overlaps, &range_bounds(&ranges, stride)))
+            .zip(split_mut_at(&mut counts, &range_bounds(&ranges, 1)))
+            .map(|(((range, n), o), c)| {
+                (
+                    range,
+                    ChunkOutput {
+                        neighbours: n,
+                        overlaps: o,
+                        counts: c,
+                    },
+                )
+            })
+            .collect();
+        let summaries = par.map(items, |(range, out)| search.run_chunk(range, out));
+        let summary = summaries
+            .into_iter()
+            .fold(Summary::default(), Summary::merge);
+        let bounded_columns = index.columns_over(options.hub_limit);
+        let mut graph = Self {
+            footprints,
+            stride,
+            neighbours,
+            overlaps,
+            counts,
+            bounded_columns,
+            bounded_windows: summary.bounded_windows,
+            lower_bound: 0,
+        };
+        graph.lower_bound = match nw {
+            0 | 1 => 0,
+            2 => graph.distance(0, 1),
+            _ => summary.path_bound(),
+        };
+        Ok(graph)
+    }
+
+    /// Number of windows (nodes).
+    pub fn len(&self) -> usize {
+        self.footprints.len()
+    }
+
+    /// True when there is no window.
+    pub fn is_empty(&self) -> bool {
+        self.footprints.is_empty()
+    }
+
+    /// The footprints.
+    pub fn footprints(&self) -> &Footprints {
+        &self.footprints
+    }
+
+    /// `n(g) = |F_g|`.
+    ///
+    /// # Panics
+    /// If `g >= len()` (a caller bug).
+    pub fn footprint_len(&self, g: usize) -> usize {
+        self.footprints.footprint_len(g)
+    }
+
+    /// Window `g`'s candidate neighbours and their overlaps `a(g,h)`, best first; the cost of edge
+    /// `(g, h)` is `n(g) + n(h) - 2a(g,h)`. Empty for a window that overlaps no other.
+    ///
+    /// # Panics
+    /// If `g >= len()` (a caller bug).
+    pub fn candidates(&self, g: usize) -> (&[u32], &[u32]) {
+        let k = self.counts[g] as usize;
+        let at = g * self.stride;
+        (&self.neighbours[at..at + k], &self.overlaps[at..at + k])
+    }
+
+    /// `d_w(g,h)`, exact, for any pair (a merge of the footprints, `O(n(g) + n(h))`).
+    ///
+    /// # Panics
+    /// If `g` or `h` is not a window (a caller bug).
+    pub fn distance(&self, g: usize, h: usize) -> u64 {
+        self.footprints.distance(g, h)
+    }
+
+    /// Columns held by more than `hub_limit` windows, whose pair enumeration was bounded.
+    pub fn bounded_columns(&self) -> usize {
+        self.bounded_columns
+    }
+
+    /// Windows whose footprint holds at least one bounded column (their candidates may miss
+    /// pairs).
+    pub fn bounded_windows(&self) -> usize {
+        self.bounded_windows
+    }
+
+    /// `D_w` in the current window order.
+    pub fn windowed_distance(&self, par: Parallelism) -> u64 {
+        self.footprints.windowed_distance(par)
+    }
+
+    /// `Σ_k d_w(order[k], order[k+1])`, see [`path_cost`].
+    ///
+    /// # Errors
+    /// [`LocalityError::InvalidWindowOrder`] when `order` is not a permutation of `0..len()`.
+    pub fn path_cost(&self, order: &[usize], par: Parallelism) -> Result<u64, LocalityError> {
+        self.footprints.path_cost(order, par)
+    }
+
+    /// A lower bound on the cost of every Hamiltonian path (SPEC section 4): half the sum over
+    /// windows of their two cheapest edge costs, less the two largest second-cheapest costs (the
+    /// path's ends), rounded up. Cheapest costs are exact over overlapping windows and bounded
+    /// below by `n(g) + min n(h)` for the others; a window touching a bounded column counts 0.
+    /// Exact (the only path's cost) for two windows, 0 for fewer.
+    pub fn path_lower_bound(&self) -> u64 {
+        self.lower_bound
+    }
+}
+
+/// `Σ_k d_w(order[k], order[k+1])` along a window order: `D_w` of the matrix reordered by
+/// [`Windows::row_order`]`(order)` (rows keep their order inside a window, so footprints do not
+/// change). Parallel on the current rayon pool.
+///
+/// # Errors
+/// [`LocalityError::InvalidWindowOrder`] when `order` is not a permutation of the windows.
+pub fn path_cost(graph: &WindowGraph, order: &[usize]) -> Result<u64, LocalityError> {
+    graph.path_cost(order, Parallelism::Rayon)
+}
+
+/// The three smallest footprints `(n(h), h)`, to bound the cost of non-overlapping pairs below.
+#[derive(Debug, Clone, Copy)]
+struct SmallestFootprints([(u64, usize); 3]);
+
+impl SmallestFootprints {
+    fn new(footprints: &Footprints) -> Self {
+        let mut best = [(u64::MAX, usize::MAX); 3];
+        for h in 0..footprints.len() {
+            let entry = (footprints.footprint_len(h) as u64, h);
+            if entry < best[2] {
+                best[2] = entry;
+                best.sort_unstable();
+            }
+        }
+        Self(best)
+    }
+
+    /// The two smallest `n(h)` over `h != g`.
+    fn two_excluding(&self, g: usize) -> [u64; 2] {
+        let mut others = self.0.iter().filter(|e| e.1 != g).map(|e| e.0);
+        [
+            others.next().unwrap_or(u64::MAX),
+            others.next().unwrap_or(u64::MAX),
+        ]
+    }
+}
+
+/// The per-window results of a chunk of consecutive windows.
+struct ChunkOutput<'a> {
+    neighbours: &'a mut [u32],
+    overlaps: &'a mut [u32],
+    counts: &'a mut [u32],
+}
+
+/// Per-thread workspace: a dense counter over windows and the list of windows it touched.
+struct Scratch {
+    count: Vec<u32>,
+    touched: Vec<u32>,
+    ranked: Vec<Candidate>,
+}
+
+/// A candidate `h` of the current window with its (possibly partial) overlap and cost.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    window: u32,
+    overlap: u32,
+    cost: u64,
+}
+
+/// Totals of a chunk: windows touching bounded columns and the path lower bound's terms.
+#[derive(Debug, Clone, Copy, Default)]
+struct Summary {
+    bounded_windows: usize,
+    /// `Σ_g (c1(g) + c2(g))`.
+    cheapest_sum: u128,
+    /// The two largest `c2(g)`.
+    largest_second: [u64; 2],
+}
+
+impl Summary {
+    fn add_window(&mut self, bounded: bool, cheapest: [u64; 2]) {
+        self.bounded_windows += bounded as usize;
+        self.cheapest_sum += cheapest[0] as u128 + cheapest[1] as u128;
+        self.push_second(cheapest[1]);
+    }
+
+    fn push_second(&mut self, c2: u64) {
+        if c2 > self.largest_second[1] {
+            self.largest_second[1] = c2;
+            if c2 > self.largest_second[0] {
+                self.largest_second.swap(0, 1);
+            }
+        }
+    }
+
+    fn merge(mut self, other: Summary) -> Summary {
+        self.bounded_windows += other.bounded_windows;
+        self.cheapest_sum += other.cheapest_sum;
+        other
+            .largest_second
+            .iter()
+            .for_each(|&c| self.push_second(c));
+        self
+    }
+
+    fn path_bound(&self) -> u64 {
+        let ends = self.largest_second[0] as u128 + self.largest_second[1] as u128;
+        (self.cheapest_sum.saturating_sub(ends)).div_ceil(2) as u64
+    }
+}
+
+/// Shared, read-only state of the candidate search, plus a pool of scratch workspaces.
+struct CandidateSearch<'a> {
+    footprints: &'a Footprints,
+    index: &'a ColumnIndex,
+    hub_limit: usize,
+    rank: CandidateRank,
+    stride: usize,
+    smallest: SmallestFootprints,
+    scratch: Mutex<Vec<Scratch>>,
+}
+
+impl CandidateSearch<'_> {
+    /// The job of one chunk of consecutive windows.
+    fn run_chunk(&self, range: Range<usize>, out: ChunkOutput<'_>) -> Summary {
+        let mut scratch = self.take_scratch();
+        let mut summary = Summary::default();
+        for (local, g) in range.enumerate() {
+            let (bounded, cheapest) = self.count_overlaps(g, &mut scratch);
+            summary.add_window(bounded, cheapest);
+            let kept = self.select(g, bounded, &mut scratch.ranked);
+            let at = local * self.stride;
+            for (k, c) in scratch.ranked[..kept].iter().enumerate() {
+                out.neighbours[at + k] = c.window;
+                out.overlaps[at + k] = c.overlap;
+            }
+            out.counts[local] = kept as u32;
+        }
+        self.scratch
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(scratch);
+        summary
+    }
+
+    fn take_scratch(&self) -> Scratch {
+        let reused = self.scratch.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        reused.unwrap_or_else(|| Scratch {
+            count: vec![0; self.footprints.len()],
+            touched: Vec::new(),
+            ranked: Vec::new(),
+        })
+    }
+
+    /// Counts `a(g,h)` for every `h` sharing a column with `g` into `scratch.ranked` (resetting the
+    /// counters); returns whether a bounded column was met and `g`'s two cheapest edge costs (a
+    /// lower bound; `[0, 0]` when bounded).
+    fn count_overlaps(&self, g: usize, scratch: &mut Scratch) -> (bool, [u64; 2]) {
+        let Scratch {
+            count,
+            touched,
+            ranked,
+        } = scratch;
+        let mut bounded = false;
+        for &c in self.footprints.get(g) {
+            let mut list = self.index.windows_of(c);
+            if list.len() > self.hub_limit {
+                bounded = true;
+                list = nearest(list, g as u32, self.hub_limit);
+            }
+            for &h in list {
+                let n = &mut count[h as usize];
+                if *n == 0 {
+                    touched.push(h);
+                }
+                *n += 1;
+            }
+        }
+        let n_g = self.footprints.footprint_len(g) as u64;
+        let [m1, m2] = self.smallest.two_excluding(g);
+        let mut cheapest = [n_g.saturating_add(m1), n_g.saturating_add(m2)];
+        ranked.clear();
+        for &h in touched.iter() {
+            let overlap = std::mem::take(&mut count[h as usize]);
+            if h as usize == g {
+                continue;
+            }
+            let cost = n_g + self.footprints.footprint_len(h as usize) as u64 - 2 * overlap as u64;
+            if cost < cheapest[1] {
+                cheapest = if cost < cheapest[0] {
+                    [cost, cheapest[0]]
+                } else {
+                    [cheapest[0], cost]
+                };
+            }
+            ranked.push(Candidate {
+                window: h,
+                overlap,
+                cost,
+            });
+        }
+        touched.clear();
+        (bounded, if bounded { [0, 0] } else { cheapest })
+    }
+
+    /// Moves the best `stride` candidates to the front of `ranked`, in rank order; returns how
+    /// many. For a bounded window the kept overlaps are recomputed exactly and re-ranked.
+    fn select(&self, g: usize, bounded: bool, ranked: &mut Vec<Candidate>) -> usize {
+        let rank = self.rank;
+        let key = move |c: &Candidate| match rank {
+            CandidateRank::Overlap => (u64::MAX - c.overlap as u64, c.cost, c.window),
+            CandidateRank::Cost => (c.cost, u64::MAX - c.overlap as u64, c.window),
+        };
+        let kept = ranked.len().min(self.stride);
+        if kept == 0 {
+            return 0;
+        }
+        if ranked.len() > kept {
+            ranked.select_nth_unstable_by_key(kept - 1, key);
+            ranked.truncate(kept);
+        }
+        if bounded {
+            let (f_g, n_g) = (
+                self.footprints.get(g),
+                self.footprints.footprint_len(g) as u64,
+            );
+            for c in ranked.iter_mut() {
+                let f_h = self.footprints.get(c.window as usize);
+                c.overlap = intersection_len(f_g, f_h) as u32;
+                c.cost = n_g + f_h.len() as u64 - 2 * c.overlap as u64;
+            }
+        }
+        ranked.sort_unstable_by_key(key);
+        kept
+    }
+}
+
+/// The `limit + 1` entries of the sorted `list` nearest to `g`'s position (`g` is in `list`), so
+/// `g` meets at most `limit` other windows.
+fn nearest(list: &[u32], g: u32, limit: usize) -> &[u32] {
+    let at = list.partition_point(|&h| h < g);
+    let take = (limit + 1).min(list.len());
+    let start = at.saturating_sub(limit / 2).min(list.len() - take);
+    &list[start..start + take]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests::spec_example;
+
+    #[test]
+    fn spec_worked_example_graph() {
+        let a = spec_example();
+        let g = WindowGraph::build(&a, &Windows::single_rows(4), &GraphOptions::default()).unwrap();
+        assert_eq!(g.len(), 4);
+        // Overlaps: a(0,1)=1, a(0,3)=2, a(1,3)=2, row 2 overlaps nothing.
+        assert_eq!(g.candidates(0), (&[3u32, 1][..], &[2u32, 1][..]));
+        assert_eq!(g.candidates(1), (&[3u32, 0][..], &[2u32, 1][..]));
+        assert_eq!(g.candidates(2), (&[][..], &[][..]));
+        assert_eq!(g.candidates(3), (&[0u32, 1][..], &[2u32, 2][..]));
+        assert_eq!(g.footprint_len(3), 3);
+        assert_eq!(g.distance(2, 3), 4);
+        assert_eq!(g.windowed_distance(Parallelism::Rayon), 9);
+        assert_eq!(path_cost(&g, &[0, 3, 1, 2]).unwrap(), 5);
+        assert_eq!(g.bounded_columns(), 0);
+        let two = WindowGraph::build(&a, &Windows::fixed(4, 2).unwrap(), &GraphOptions::default())
+            .unwrap();
+        assert_eq!(two.windowed_distance(Parallelism::Rayon), 1);
+        assert_eq!(two.path_lower_bound(), 1);
+        assert_eq!(two.candidates(0), (&[1u32][..], &[3u32][..]));
+    }
+
+    #[test]
+    fn nearest_takes_a_window_around_g() {
+        let list: Vec<u32> = (0..10).map(|x| x * 2).collect();
+        assert_eq!(nearest(&list, 8, 4), &[4, 6, 8, 10, 12]);
+        assert_eq!(nearest(&list, 0, 4), &[0, 2, 4, 6, 8]);
+        assert_eq!(nearest(&list, 18, 4), &[10, 12, 14, 16, 18]);
+        assert_eq!(nearest(&list, 18, 0), &[18]);
+        assert_eq!(nearest(&list, 6, 100), &list[..]);
+    }
+
+    #[test]
+    fn degenerate_graphs() {
+        let empty: CsrMatrix<()> = CsrMatrix::from_triplets(0, 0, vec![]).unwrap();
+        let g =
+            WindowGraph::build(&empty, &Windows::single_rows(0), &GraphOptions::default()).unwrap();
+        assert!(g.is_empty());
+        assert_eq!(g.path_lower_bound(), 0);
+        assert_eq!(g.path_cost(&[], Parallelism::Rayon).unwrap(), 0);
+        let one = CsrMatrix::from_triplets(1, 2, vec![(0, 1, 1.0)]).unwrap();
+        let g =
+            WindowGraph::build(&one, &Windows::single_rows(1), &GraphOptions::default()).unwrap();
+        assert_eq!(g.candidates(0).0.len(), 0);
+        assert_eq!(g.path_cost(&[0], Parallelism::Rayon).unwrap(), 0);
+        let blank: CsrMatrix<f64> = CsrMatrix::from_triplets(4, 4, vec![]).unwrap();
+        let g =
+            WindowGraph::build(&blank, &Windows::single_rows(4), &GraphOptions::default()).unwrap();
+        assert!((0..4).all(|w| g.candidates(w).0.is_empty() && g.footprint_len(w) == 0));
+        assert_eq!(g.path_lower_bound(), 0);
+        let none = GraphOptions::default().with_neighbours(0);
+        let g = WindowGraph::build(&spec_example(), &Windows::single_rows(4), &none).unwrap();
+        assert!((0..4).all(|w| g.candidates(w).0.is_empty()));
+    }
+
+    #[test]
+    fn hub_columns_are_bounded_and_counted() {
+        // Column 0 is in every row (a hub); column 1 + i/10 groups rows by tens.
+        let n = 100;
+        let t: Vec<(usize, usize, f64)> = (0..n)
+            .flat_map(|i| [(i, 0, 1.0), (i, 1 + i / 10, 1.0)])
+            .collect();
+        let a = CsrMatrix::from_triplets(n, 11, t).unwrap();
+        let opts = GraphOptions::default()
+            .with_hub_limit(20)
+            .with_neighbours(4);
+        let g = WindowGraph::build(&a, &Windows::single_rows(n), &opts).unwrap();
+        assert_eq!(g.bounded_columns(), 1);
+        assert_eq!(g.bounded_windows(), n);
+        assert_eq!(g.path_lower_bound(), 0);
+        for w in 0..n {
+            let (h, o) = g.candidates(w);
+            assert_eq!(h.len(), 4);
+            // Exact overlaps, and the best ones (same group of ten: overlap 2) come first.
+            for (&h, &o) in h.iter().zip(o) {
+                assert_eq!(o as u64, (2 + 2 - g.distance(w, h as usize)) / 2);
+                assert_eq!(o, 2);
+                assert_eq!(h as usize / 10, w / 10);
+            }
+        }
+        // A hub limit of 0 skips every column.
+        let skip = GraphOptions::default().with_hub_limit(0);
+        let g = WindowGraph::build(&a, &Windows::single_rows(n), &skip).unwrap();
+        assert_eq!(g.bounded_columns(), 11);
+        assert!((0..n).all(|w| g.candidates(w).0.is_empty()));
+    }
+}
