@@ -85,6 +85,15 @@ pub enum SamplingError {
          `perf record -k CLOCK_MONOTONIC` or pass iteration=all"
     )]
     ClockMismatch,
+    /// A trace that lacks the run's complete sequence of marker stores (`marker[0]`, ...,
+    /// `marker[iterations]`): it was not recorded from the run that wrote the layout, or was cut.
+    #[error("{}: the trace does not contain the run's iteration markers 0..={iterations} in order", path.display())]
+    MarkersNotFound {
+        /// The trace file.
+        path: PathBuf,
+        /// Iterations of the run.
+        iterations: u32,
+    },
     /// The requested iteration was not traced.
     #[error("iteration {requested} was not traced (the run has {available} iterations)")]
     NoSuchIteration {

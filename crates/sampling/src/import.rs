@@ -79,13 +79,19 @@ fn for_each_line(
 }
 
 /// Reads a lackey trace (`--trace-mem=yes`, preferably with `--log-file`) of a run described by
-/// `layout`. Keeps the accesses to the layout's arrays during the selected iteration, cut at the
-/// run's marker stores. Lackey has one stream for all threads and no latencies: every record gets
-/// thread 0 and `latency: None`, and the sequence number as time.
+/// `layout`. Keeps the accesses to the layout's arrays during the selected iteration. Lackey has
+/// one stream for all threads and no latencies: every record gets thread 0, `latency: None`, and
+/// its sequence number as time.
+///
+/// The iterations are cut at the run's marker stores. A trace covers the whole process, and the
+/// marker's memory may have been written by other code before the run allocated it, so the cut
+/// uses the *last* complete sequence of marker stores `0, 1, ..., iterations` (consecutive among
+/// the stores to the marker region): between its own markers the run touches nothing else there.
+/// Without a marker region in the layout every mapped access is kept.
 ///
 /// # Errors
 /// [`SamplingError::Io`], [`SamplingError::Parse`] (file and line) for a malformed line,
-/// [`SamplingError::NoSuchIteration`].
+/// [`SamplingError::NoSuchIteration`], [`SamplingError::MarkersNotFound`].
 pub fn read_lackey(
     path: &Path,
     layout: &Layout,
@@ -110,9 +116,7 @@ pub fn parse_lackey(
     } else {
         None
     };
-    // Without markers everything counts; with them, nothing before the first marker store.
-    let mut current: Option<u64> = (!has_markers).then_some(0);
-    let mut records = Vec::new();
+    let mut cut = MarkerCut::new(layout.iterations as u64, has_markers);
     let mut seq = 0u64;
     for_each_line(reader, path, |number, line| {
         let Some((accesses, addr)) =
@@ -130,20 +134,19 @@ pub fn parse_lackey(
         };
         if target.array == Array::Marker {
             if accesses.contains(&Access::Store) {
-                current = Some(target.index);
+                cut.marker_store(target.index);
             }
             return Ok(());
         }
-        let in_iteration = match (current, wanted) {
-            (None, _) => false,
-            (Some(it), _) if has_markers && it >= layout.iterations as u64 => false,
+        let keep = match (cut.iteration(), wanted) {
             (Some(_), None) => true,
             (Some(it), Some(w)) => it == w as u64,
+            (None, _) => false,
         };
-        if in_iteration {
+        if keep {
             for &access in accesses {
                 seq += 1;
-                records.push(TraceRecord {
+                cut.buffer.push(TraceRecord {
                     thread: 0,
                     time: seq,
                     addr,
@@ -155,7 +158,67 @@ pub fn parse_lackey(
         }
         Ok(())
     })?;
-    Ok(records)
+    cut.finish().ok_or_else(|| SamplingError::MarkersNotFound {
+        path: path.to_owned(),
+        iterations: layout.iterations,
+    })
+}
+
+/// Finds the last complete marker sequence `0..=iterations` of a trace while streaming it.
+struct MarkerCut {
+    iterations: u64,
+    has_markers: bool,
+    /// The next marker index of the sequence being followed (`None`: not in a sequence).
+    expect: Option<u64>,
+    /// Records kept since the current sequence started.
+    buffer: Vec<TraceRecord>,
+    /// Records of the last completed sequence.
+    completed: Option<Vec<TraceRecord>>,
+}
+
+impl MarkerCut {
+    fn new(iterations: u64, has_markers: bool) -> Self {
+        MarkerCut {
+            iterations,
+            has_markers,
+            expect: (!has_markers).then_some(0),
+            buffer: Vec::new(),
+            completed: None,
+        }
+    }
+
+    /// The iteration the trace is in, `None` outside a marker sequence.
+    fn iteration(&self) -> Option<u64> {
+        match self.expect {
+            Some(e) if !self.has_markers => Some(e),
+            Some(e) if e >= 1 && e <= self.iterations => Some(e - 1),
+            _ => None,
+        }
+    }
+
+    fn marker_store(&mut self, index: u64) {
+        if index == 0 {
+            self.buffer.clear();
+            self.expect = Some(1);
+        } else if self.expect == Some(index) {
+            self.expect = Some(index + 1);
+            if index == self.iterations {
+                self.completed = Some(std::mem::take(&mut self.buffer));
+                self.expect = None;
+            }
+        } else {
+            self.expect = None;
+            self.buffer.clear();
+        }
+    }
+
+    fn finish(self) -> Option<Vec<TraceRecord>> {
+        if self.has_markers {
+            self.completed
+        } else {
+            Some(self.buffer)
+        }
+    }
 }
 
 /// One lackey line: the data accesses and their address, `None` for instruction fetches and
@@ -466,10 +529,18 @@ mod tests {
     }
 
     #[test]
-    fn lackey_trace_is_cut_at_the_markers() {
+    fn lackey_trace_is_cut_at_the_last_marker_sequence() {
+        // Before the run, other code writes the marker's memory (a full 0, 1, 2 sequence and a
+        // broken one); after it, the allocator writes marker[0] again.
         let text = "==1== Lackey\n\
                     I  0400000,3\n \
+                    S 6000,8\n \
                     L 4000,8\n \
+                    S 6008,8\n \
+                    S 6010,8\n \
+                    S 6000,32\n \
+                    S 6010,8\n \
+                    L 4010,8\n \
                     S 6000,8\n \
                     L 4008,8\n \
                     S 6008,8\n \
@@ -477,7 +548,8 @@ mod tests {
                     L 4018,8\n \
                     L 9999,8\n \
                     S 6010,8\n \
-                    L 4010,8\n";
+                    L 4010,8\n \
+                    S 6000,8\n";
         let p = Path::new("t.txt");
         let l = layout(true);
         let r = parse_lackey(text.as_bytes(), p, &l, IterationSelect::Auto).unwrap();
@@ -493,14 +565,20 @@ mod tests {
         );
         let first = parse_lackey(text.as_bytes(), p, &l, IterationSelect::Index(0)).unwrap();
         assert_eq!(first.len(), 1);
+        assert_eq!(first[0].target, Some(t(Array::X, 1)));
         let all = parse_lackey(text.as_bytes(), p, &l, IterationSelect::All).unwrap();
-        assert_eq!(all.len(), 4); // not before the first marker, not after the last
+        assert_eq!(all.len(), 4); // only between the last marker 0 and marker 2
         assert!(matches!(
             parse_lackey(text.as_bytes(), p, &l, IterationSelect::Index(2)),
             Err(SamplingError::NoSuchIteration { .. })
         ));
         let no_markers = parse_lackey(text.as_bytes(), p, &layout(false), IterationSelect::Auto);
-        assert_eq!(no_markers.unwrap().len(), 6);
+        assert_eq!(no_markers.unwrap().len(), 7);
+        let cut_short = " S 6000,8\n L 4000,8\n S 6008,8\n";
+        assert!(matches!(
+            parse_lackey(cut_short.as_bytes(), p, &l, IterationSelect::Auto),
+            Err(SamplingError::MarkersNotFound { iterations: 2, .. })
+        ));
         let bad = parse_lackey(" L 4000,8\nxyz\n".as_bytes(), p, &l, IterationSelect::All);
         assert!(matches!(bad, Err(SamplingError::Parse { line: 2, .. })));
     }

@@ -124,6 +124,10 @@ pub fn spmv_per_row(
     }
 }
 
+/// Unused `u64`s before the markers: the allocator writes its bookkeeping into the first bytes of
+/// a freed block, and those stores must not look like marker stores in a trace.
+const MARKER_PAD: usize = 8;
+
 /// A traced SpMV run: owns a copy of the matrix and the vectors at fixed addresses, so the
 /// [`Layout`] taken once stays valid for every iteration.
 #[derive(Debug)]
@@ -147,7 +151,7 @@ impl TracedSpmv {
         TracedSpmv {
             x: (0..matrix.ncols()).map(|j| 1.0 + (j % 7) as f64).collect(),
             y: vec![0.0; matrix.nrows()],
-            marker: vec![0; iterations as usize + 1],
+            marker: vec![0; MARKER_PAD + iterations as usize + 1],
             matrix: matrix.clone(),
             kernel,
             partition,
@@ -177,7 +181,7 @@ impl TracedSpmv {
                 region(Array::Val, m.values()),
                 region(Array::X, &self.x),
                 region(Array::Y, &self.y),
-                region(Array::Marker, &self.marker),
+                region(Array::Marker, &self.marker[MARKER_PAD..]),
             ],
             partition: self.partition.clone(),
             iterations: self.iterations,
@@ -197,8 +201,9 @@ impl TracedSpmv {
 
     /// Stores `marker[index]` (the trace's iteration boundary).
     pub fn mark(&mut self, index: usize) {
-        self.marker[index] = index as u64 + 1;
-        black_box(&mut self.marker[index]);
+        let m = &mut self.marker[MARKER_PAD + index];
+        *m = index as u64 + 1;
+        black_box(m);
     }
 
     /// Runs iteration `iteration` (stores its marker first); each thread's block runs inside
@@ -243,6 +248,31 @@ impl TracedSpmv {
     /// Runs iteration `iteration` with no hook.
     pub fn run_iteration(&mut self, iteration: u32) {
         self.run_iteration_with(iteration, |_, run| run());
+    }
+
+    /// The traced run of `spmv-reorder trace-kernel`: writes the layout to `layout_path` before
+    /// the first iteration (so it exists even if the run is cut short), runs every iteration
+    /// between its markers, stores the end marker, then rewrites the layout with each
+    /// iteration's `CLOCK_MONOTONIC` window and returns it.
+    ///
+    /// # Errors
+    /// [`crate::SamplingError::Io`] when the layout can not be written.
+    pub fn run_recorded(
+        &mut self,
+        layout_path: &std::path::Path,
+    ) -> Result<Layout, crate::SamplingError> {
+        let mut layout = self.layout();
+        layout.write(layout_path)?;
+        for it in 0..self.iterations {
+            let start = crate::monotonic_ns();
+            self.run_iteration(it);
+            layout
+                .iteration_times_ns
+                .push((start, crate::monotonic_ns()));
+        }
+        self.mark(self.iterations as usize);
+        layout.write(layout_path)?;
+        Ok(layout)
     }
 }
 
@@ -299,6 +329,22 @@ mod tests {
                 assert_eq!(run.y(), &expected[..], "{kernel} {threads}");
             }
         }
+    }
+
+    #[test]
+    fn recorded_run_writes_its_layout_with_time_windows() {
+        let a = matrix();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.layout.json");
+        let mut run = TracedSpmv::new(&a, Kernel::PerNonzero, 2, 3);
+        let layout = run.run_recorded(&path).unwrap();
+        assert_eq!(Layout::read(&path).unwrap(), layout);
+        let w = &layout.iteration_times_ns;
+        assert_eq!(w.len(), 3);
+        assert!(w.windows(2).all(|p| p[0].0 <= p[0].1 && p[0].1 <= p[1].0));
+        let mut expected = vec![0.0; a.nrows()];
+        a.mul_vec_reference(run.x(), &mut expected);
+        assert_eq!(run.y(), &expected[..]);
     }
 
     #[test]
