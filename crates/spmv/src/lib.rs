@@ -55,9 +55,9 @@
 mod error;
 mod partition;
 mod pinning;
-// pub mod placement;
+pub mod placement;
 mod spmv;
-// pub mod stream;
+pub mod stream;
 mod team;
 mod topology;
 
