@@ -51,7 +51,7 @@
 //!   after placement wrote every element.
 #![deny(missing_docs)]
 
-// pub mod bench;
+pub mod bench;
 mod error;
 mod partition;
 mod pinning;
