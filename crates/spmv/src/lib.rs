@@ -8,7 +8,7 @@
 //! - [`placement`] copies a matrix and vectors into memory first touched by the threads that use
 //!   each block (or interleaved, bound to a node, or touched by the caller) and reports where the
 //!   pages are.
-//! - [`stream`] measures the STREAM triad with the same threads; [`bench`] times kernels against it
+//! - [`stream`] measures the STREAM triad with the same threads; [`bench`](mod@bench) times kernels against it
 //!   (min/median/max, GFLOP/s, effective GB/s, load imbalance, roofline) and compares a matrix
 //!   before and after a reordering.
 //!

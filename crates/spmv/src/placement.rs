@@ -7,7 +7,7 @@
 //! (the thesis's "data allocated where the thread runs", section 2.6); [`Placement::Master`] is the
 //! naive version where the caller writes everything; [`Placement::Interleave`] and
 //! [`Placement::Node`] set an hwloc area policy before the caller writes. `O(len)` per array.
-//! Called by [`crate::bench`] and [`crate::stream`].
+//! Called by [`crate::bench`](mod@crate::bench) and [`crate::stream`].
 
 use hwlocality::memory::binding::{MemoryBindingFlags, MemoryBindingPolicy};
 use hwlocality::memory::nodeset::NodeSet;

@@ -6,7 +6,7 @@
 //! and Garland 2016 for merge path). Each block runs one body, [`block_product`], on the thread
 //! that owns it; blocks write disjoint `split_at_mut` regions of `y`, and merge path's partial
 //! sums of split rows are added after the parallel phase. Called by the benchmark
-//! ([`crate::bench`]), the CLI and the reordering pipeline's evaluation.
+//! ([`crate::bench`](mod@crate::bench)), the CLI and the reordering pipeline's evaluation.
 //!
 //! Rows are summed left to right from the row's first nonzero with the same expression as
 //! [`CsrMatrix::mul_vec_reference`], so the row kernels are bitwise equal to it; merge path differs

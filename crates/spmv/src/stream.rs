@@ -6,7 +6,7 @@
 //! The write-allocate read of `a` that a cache without streaming stores adds is **not** counted,
 //! as in STREAM's own figures. Arrays are placed like the SpMV arrays (each thread first-touches
 //! the block it updates) and sized well beyond the last-level cache by default. Called by
-//! [`crate::bench`] and `spmv-reorder stream`.
+//! [`crate::bench`](mod@crate::bench) and `spmv-reorder stream`.
 
 use serde::Serialize;
 use std::time::Instant;
