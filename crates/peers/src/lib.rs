@@ -1,0 +1,1 @@
+//! spmv-reorder-peers (being written)

@@ -1,0 +1,1 @@
+//! spmv-reorder-plot (being written)
