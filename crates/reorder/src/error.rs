@@ -25,6 +25,15 @@ pub enum ReorderError {
     /// The locality model rejected its input.
     #[error(transparent)]
     Locality(#[from] spmv_reorder_locality::LocalityError),
+    /// Sampling failed (bad spec, unreadable trace, no sampling PMU on this machine, ...).
+    #[error(transparent)]
+    Sampling(#[from] spmv_reorder_sampling::SamplingError),
+    /// The TSP solver rejected its input.
+    #[error(transparent)]
+    Tsp(#[from] spmv_reorder_tsp::TspError),
+    /// A peer ordering failed.
+    #[error(transparent)]
+    Peers(#[from] spmv_reorder_peers::PeersError),
     /// A matrix or permutation operation failed.
     #[error(transparent)]
     Sparse(#[from] SparseError),
