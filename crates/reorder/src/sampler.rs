@@ -13,8 +13,8 @@ pub enum SamplerChoice {
     All,
     /// A sample: `random:P`, `dast-sim[:...]`, `dast-perf`, `trace:...`, keeping the text given.
     Sampled {
-        /// The parsed sampler.
-        spec: SamplerSpec,
+        /// The parsed sampler (boxed: simulator options are large).
+        spec: Box<SamplerSpec>,
         /// The text it was parsed from, for reports.
         text: String,
     },
@@ -29,7 +29,7 @@ impl FromStr for SamplerChoice {
             return Ok(SamplerChoice::All);
         }
         Ok(SamplerChoice::Sampled {
-            spec: t.parse()?,
+            spec: Box::new(t.parse()?),
             text: t.to_string(),
         })
     }
@@ -53,13 +53,9 @@ mod tests {
         assert_eq!("all".parse::<SamplerChoice>().unwrap(), SamplerChoice::All);
         let r: SamplerChoice = "random:0.02".parse().unwrap();
         assert_eq!(r.to_string(), "random:0.02");
-        assert!(matches!(
-            r,
-            SamplerChoice::Sampled {
-                spec: SamplerSpec::Random { .. },
-                ..
-            }
-        ));
+        assert!(
+            matches!(r, SamplerChoice::Sampled { spec, .. } if matches!(*spec, SamplerSpec::Random { .. }))
+        );
         assert!("random:2".parse::<SamplerChoice>().is_err());
         assert!("bogus".parse::<SamplerChoice>().is_err());
     }
