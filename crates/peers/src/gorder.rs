@@ -176,6 +176,20 @@ mod tests {
     }
 
     #[test]
+    fn a_hub_shared_by_every_row_costs_linear_time() {
+        // Without skipping, placing each row would touch all n rows through column 0: n² = 10^10
+        // updates. With the default threshold it is a few million.
+        let n = 100_000;
+        let t = (0..n).flat_map(|i| [(i, 0, ()), (i, 1 + i / 4, ())]);
+        let a = CsrMatrix::from_triplets(n, 1 + n / 4, t).unwrap();
+        let p = gorder(&a, 5, default_hub_threshold(n)).unwrap();
+        assert_eq!(p.len(), n);
+        // Rows sharing their private column (groups of 4) are placed together.
+        let first = &p.new_to_old()[..4];
+        assert!(first.iter().all(|&r| r / 4 == first[0] / 4), "{first:?}");
+    }
+
+    #[test]
     fn no_shared_columns_falls_back_to_decreasing_degree() {
         let t = vec![
             (0, 0, ()),
