@@ -1,0 +1,255 @@
+//! The choices a reordering is made of, each parsed from the spelling the CLI and reports use:
+//! [`WindowSpec`] (`1`, `N`, `var`, `latency[:avg|CYCLES][,zeros]`), [`Method`] and [`PermuteMode`].
+
+use crate::ReorderError;
+use std::fmt;
+use std::str::FromStr;
+
+/// How rows are grouped into windows of locality (SPEC section 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowSpec {
+    /// `N` consecutive rows per window (`1` = one row per window: plain row distances).
+    Fixed(usize),
+    /// Rows `i` and `i+1` share a window when `d(i,i+1) < D/n` (thesis 4.2).
+    Variable,
+    /// Row `j` joins row `j-1`'s window when its maximum sampled latency is at most the threshold
+    /// (thesis 4.5). Needs a sampler that records latencies.
+    Latency {
+        /// `None`: the average sampled latency; `Some(c)`: `c` cycles.
+        cycles: Option<u32>,
+        /// Rows without a sample join the previous window instead of starting a new one.
+        zeros: bool,
+    },
+}
+
+impl FromStr for WindowSpec {
+    type Err = ReorderError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = |why: &'static str| ReorderError::InvalidSpec {
+            what: "window",
+            value: s.to_string(),
+            expected: why,
+        };
+        const EXPECTED: &str = "1, a window size N >= 1, var, or latency[:avg|CYCLES][,zeros]";
+        let t = s.trim().to_ascii_lowercase();
+        if t == "var" || t == "variable" {
+            return Ok(WindowSpec::Variable);
+        }
+        if let Some(rest) = t.strip_prefix("latency") {
+            let (threshold, flags) = match rest.split_once(',') {
+                Some((a, b)) => (a, Some(b)),
+                None => (rest, None),
+            };
+            let zeros = match flags {
+                None => false,
+                Some("zeros") => true,
+                Some(_) => return Err(bad(EXPECTED)),
+            };
+            let cycles = match threshold.strip_prefix(':') {
+                None if threshold.is_empty() => None,
+                Some("avg") | Some("average") => None,
+                Some(c) => Some(c.parse::<u32>().map_err(|_| bad(EXPECTED))?),
+                None => return Err(bad(EXPECTED)),
+            };
+            return Ok(WindowSpec::Latency { cycles, zeros });
+        }
+        match t.parse::<usize>() {
+            Ok(0) => Err(bad("a window size of at least 1")),
+            Ok(w) => Ok(WindowSpec::Fixed(w)),
+            Err(_) => Err(bad(EXPECTED)),
+        }
+    }
+}
+
+impl fmt::Display for WindowSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WindowSpec::Fixed(w) => write!(f, "{w}"),
+            WindowSpec::Variable => f.write_str("var"),
+            WindowSpec::Latency { cycles, zeros } => {
+                f.write_str("latency")?;
+                match cycles {
+                    Some(c) => write!(f, ":{c}")?,
+                    None => f.write_str(":avg")?,
+                }
+                if *zeros {
+                    f.write_str(",zeros")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Which ordering algorithm produces the permutation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// Windows of locality ordered by a Lin-Kernighan TSP path (this project's method).
+    Tsp,
+    /// Reverse Cuthill-McKee.
+    Rcm,
+    /// Gorder-style greedy (window 5).
+    Gorder,
+    /// Rows sorted by nonzero count.
+    Degree,
+    /// The original order.
+    Identity,
+    /// A seeded random order (destroys locality; a baseline).
+    Random,
+}
+
+impl Method {
+    /// Every method, in the order reports list them.
+    pub const ALL: [Method; 6] = [
+        Method::Identity,
+        Method::Random,
+        Method::Rcm,
+        Method::Gorder,
+        Method::Degree,
+        Method::Tsp,
+    ];
+
+    /// The CLI spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Tsp => "tsp",
+            Method::Rcm => "rcm",
+            Method::Gorder => "gorder",
+            Method::Degree => "degree",
+            Method::Identity => "identity",
+            Method::Random => "random",
+        }
+    }
+}
+
+impl FromStr for Method {
+    type Err = ReorderError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim().to_ascii_lowercase();
+        Method::ALL
+            .into_iter()
+            .find(|m| m.as_str() == t)
+            .ok_or_else(|| ReorderError::InvalidSpec {
+                what: "method",
+                value: s.to_string(),
+                expected: "one of tsp, rcm, gorder, degree, identity, random",
+            })
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which sides of the matrix are permuted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PermuteMode {
+    /// `P·A·Pᵀ` (square matrices; keeps symmetry, what solvers need).
+    Symmetric,
+    /// `P·A`: rows only.
+    Rows,
+    /// `A·Qᵀ`: columns only (ordered from `Aᵀ`).
+    Cols,
+    /// `P·A·Qᵀ` with independent orders (rows from `A`, columns from `Aᵀ`).
+    Both,
+}
+
+impl FromStr for PermuteMode {
+    type Err = ReorderError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "symmetric" | "sym" => Ok(PermuteMode::Symmetric),
+            "rows" => Ok(PermuteMode::Rows),
+            "cols" | "columns" => Ok(PermuteMode::Cols),
+            "both" => Ok(PermuteMode::Both),
+            _ => Err(ReorderError::InvalidSpec {
+                what: "permute",
+                value: s.to_string(),
+                expected: "one of symmetric, rows, cols, both",
+            }),
+        }
+    }
+}
+
+impl fmt::Display for PermuteMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PermuteMode::Symmetric => "symmetric",
+            PermuteMode::Rows => "rows",
+            PermuteMode::Cols => "cols",
+            PermuteMode::Both => "both",
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_specs_round_trip() {
+        for s in [
+            "1",
+            "8",
+            "var",
+            "latency:avg",
+            "latency:7",
+            "latency:avg,zeros",
+            "latency:300,zeros",
+        ] {
+            let w: WindowSpec = s.parse().unwrap();
+            assert_eq!(w.to_string(), s);
+        }
+        assert_eq!(
+            "latency".parse::<WindowSpec>().unwrap(),
+            WindowSpec::Latency {
+                cycles: None,
+                zeros: false
+            }
+        );
+        assert_eq!(
+            "latency,zeros".parse::<WindowSpec>().unwrap(),
+            WindowSpec::Latency {
+                cycles: None,
+                zeros: true
+            }
+        );
+    }
+
+    #[test]
+    fn bad_window_specs() {
+        for s in [
+            "0",
+            "",
+            "-3",
+            "latency:x",
+            "latency:7,ones",
+            "latencyx",
+            "variable2",
+        ] {
+            let e = s.parse::<WindowSpec>().unwrap_err();
+            assert!(
+                matches!(e, ReorderError::InvalidSpec { what: "window", .. }),
+                "{s}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn methods_and_modes() {
+        for m in Method::ALL {
+            assert_eq!(m.as_str().parse::<Method>().unwrap(), m);
+        }
+        assert!("metis".parse::<Method>().is_err());
+        assert_eq!("BOTH".parse::<PermuteMode>().unwrap(), PermuteMode::Both);
+        assert!("diag".parse::<PermuteMode>().is_err());
+    }
+}
