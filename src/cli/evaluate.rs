@@ -1,16 +1,162 @@
-//! `spmv-reorder evaluate` (being written: replaced by the issue that owns it).
+//! `spmv-reorder evaluate DIR`: every matrix of a folder through every ordering, one table.
+
+use anyhow::{bail, Context};
+use spmv_reorder::mtx::{self, ReadOptions};
+use spmv_reorder::plot::{bar_chart_svg, BarChartOptions};
+use spmv_reorder::reorder::evaluate::{
+    evaluate_matrix, markdown_table, matrix_files, summarize, EvaluateOptions, MatrixEvaluation,
+};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
 
 /// Arguments of `spmv-reorder evaluate`.
 #[derive(Debug, clap::Args)]
 pub struct EvaluateArgs {
-    /// Arguments (not yet defined).
-    rest: Vec<String>,
+    /// Folder of Matrix Market files (`.mtx`, `.mtx.gz`).
+    dir: PathBuf,
+    /// Shuffle each square matrix with a random symmetric permutation first (seed, default 1).
+    #[arg(long, value_name = "SEED", num_args = 0..=1, default_missing_value = "1")]
+    shuffle: Option<u64>,
+    /// Thread counts to time SpMV with.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1,2",
+        value_name = "T,..."
+    )]
+    threads: Vec<usize>,
+    /// Timed samples per matrix and thread count.
+    #[arg(long, default_value_t = 7)]
+    reps: usize,
+    /// Time budget of each TSP solve, in seconds.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    time_limit: f64,
+    /// Only matrices whose file name contains this text.
+    #[arg(long, value_name = "TEXT")]
+    only: Option<String>,
+    /// Seed of every random choice.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Print JSON (every figure of every matrix, and the summary) instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Also write the table and summary as Markdown to this file.
+    #[arg(long, value_name = "FILE.md")]
+    markdown: Option<PathBuf>,
+    /// Also draw the speedups over the original (largest thread count) as an SVG bar chart.
+    #[arg(long, value_name = "FILE.svg")]
+    chart: Option<PathBuf>,
 }
 
 /// Runs `spmv-reorder evaluate`.
 pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
-    anyhow::bail!(
-        "'evaluate' is not available in this build (args: {:?})",
-        args.rest
-    )
+    if args.threads.is_empty() || args.threads.contains(&0) {
+        bail!("--threads needs thread counts of at least 1");
+    }
+    if !(args.time_limit.is_finite() && args.time_limit > 0.0) {
+        bail!("--time-limit must be a positive number of seconds");
+    }
+    let mut opts =
+        EvaluateOptions::standard(args.seed, Some(Duration::from_secs_f64(args.time_limit)));
+    opts.shuffle = args.shuffle;
+    opts.threads = args.threads.clone();
+    opts.reps = args.reps;
+    let files: Vec<PathBuf> = matrix_files(&args.dir)?
+        .into_iter()
+        .filter(|f| {
+            args.only
+                .as_deref()
+                .is_none_or(|o| f.to_string_lossy().contains(o))
+        })
+        .collect();
+    if files.is_empty() {
+        bail!("{}: no .mtx or .mtx.gz files", args.dir.display());
+    }
+    let mut evals = Vec::with_capacity(files.len());
+    for (i, f) in files.iter().enumerate() {
+        let name = f
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        eprintln!("[{}/{}] {name}", i + 1, files.len());
+        let m = mtx::read_path(f, &ReadOptions::default())?;
+        let e = evaluate_matrix(&name, &m.matrix.to_real(), &opts)
+            .with_context(|| format!("evaluating {}", f.display()))?;
+        evals.push(e);
+    }
+    let summary = summarize(&evals);
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(
+            &mut out,
+            &serde_json::json!({ "matrices": evals, "summary": summary }),
+        )?;
+        writeln!(out)?;
+    } else {
+        write!(out, "{}", markdown_table(&evals))?;
+        writeln!(out, "\n{}", serde_json::to_string_pretty(&summary)?)?;
+    }
+    if let Some(path) = &args.markdown {
+        let text = format!(
+            "{}\n```json\n{}\n```\n",
+            markdown_table(&evals),
+            serde_json::to_string_pretty(&summary)?
+        );
+        mtx::write_atomically(path, |w| w.write_all(text.as_bytes()))?;
+    }
+    if let Some(path) = &args.chart {
+        chart(&evals, path)?;
+    }
+    Ok(())
+}
+
+/// Speedup over the original at the largest thread count, one group per matrix.
+fn chart(evals: &[MatrixEvaluation], path: &std::path::Path) -> anyhow::Result<()> {
+    let categories: Vec<String> = evals
+        .iter()
+        .map(|e| {
+            e.name
+                .trim_end_matches(".gz")
+                .trim_end_matches(".mtx")
+                .to_string()
+        })
+        .collect();
+    let labels: Vec<String> = evals.first().map_or(Vec::new(), |e| {
+        e.results.iter().skip(1).map(|r| r.label.clone()).collect()
+    });
+    let series: Vec<(String, Vec<f64>)> = labels
+        .iter()
+        .map(|l| {
+            let v = evals
+                .iter()
+                .map(|e| {
+                    e.results
+                        .iter()
+                        .find(|r| &r.label == l)
+                        .and_then(|r| r.speedup.last().copied())
+                        .unwrap_or(0.0)
+                })
+                .collect();
+            (l.clone(), v)
+        })
+        .collect();
+    let threads = evals
+        .first()
+        .and_then(|e| e.threads.last())
+        .copied()
+        .unwrap_or(1);
+    let opts = BarChartOptions {
+        width_px: 1400,
+        height_px: 500,
+        reference_line: Some(1.0),
+    };
+    bar_chart_svg(
+        &format!("SpMV speedup over the original order ({threads} threads)"),
+        &categories,
+        &series,
+        "speedup",
+        path,
+        &opts,
+    )?;
+    Ok(())
 }

@@ -125,9 +125,11 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
         let json = JobReport {
             input: &input,
             output: args.output.as_deref(),
-            rows: file.nrows(),
-            cols: file.ncols(),
-            nnz: file.nnz(),
+            matrix: MatrixShape {
+                nrows: file.nrows(),
+                ncols: file.ncols(),
+                nnz: file.nnz(),
+            },
             read_seconds,
             reorder: &reordering.report,
             bench: comparison.as_ref(),
@@ -315,13 +317,19 @@ fn show(bar: &ProgressBar, stage: &Stage) {
 struct JobReport<'a> {
     input: &'a Path,
     output: Option<&'a Path>,
-    rows: usize,
-    cols: usize,
-    nnz: usize,
+    matrix: MatrixShape,
     read_seconds: f64,
     #[serde(flatten)]
     reorder: &'a ReorderReport,
     bench: Option<&'a Comparison>,
+}
+
+/// Size of the input, in the report.
+#[derive(serde::Serialize)]
+struct MatrixShape {
+    nrows: usize,
+    ncols: usize,
+    nnz: usize,
 }
 
 /// The few lines a user reads after the job.

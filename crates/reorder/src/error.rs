@@ -34,6 +34,21 @@ pub enum ReorderError {
     /// A peer ordering failed.
     #[error(transparent)]
     Peers(#[from] spmv_reorder_peers::PeersError),
+    /// Benchmarking SpMV failed.
+    #[error(transparent)]
+    Spmv(#[from] spmv_reorder_spmv::SpmvError),
+    /// Generating (shuffling) a matrix failed.
+    #[error(transparent)]
+    Gen(#[from] spmv_reorder_gen::GenError),
+    /// A file or directory could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: std::path::PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
     /// A matrix or permutation operation failed.
     #[error(transparent)]
     Sparse(#[from] SparseError),

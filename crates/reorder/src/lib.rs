@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 
 mod error;
+pub mod evaluate;
 pub mod info;
 mod pipeline;
 mod report;

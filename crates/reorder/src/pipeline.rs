@@ -196,7 +196,18 @@ impl Reorderer {
         let reorder_seconds = start.elapsed().as_secs_f64();
         progress(&Stage::Measuring);
         let after = full.permute(&rows, &cols)?;
+        let sides: Vec<&SideReport> = row_report.iter().chain(col_report.iter()).collect();
+        let tsp: Vec<&TspReport> = sides.iter().filter_map(|s| s.tsp.as_ref()).collect();
+        let tsp_cost = (!tsp.is_empty()).then(|| tsp.iter().map(|t| t.cost).sum::<i64>());
+        let tsp_lower_bound =
+            (!tsp.is_empty()).then(|| tsp.iter().map(|t| t.lower_bound).sum::<i64>());
         let report = ReorderReport {
+            windows: sides.first().map_or(0, |s| s.windows),
+            tsp_cost,
+            tsp_lower_bound,
+            tsp_gap: tsp_cost
+                .zip(tsp_lower_bound)
+                .and_then(|(c, b)| path_gap(c, b)),
             method: self.method.to_string(),
             sampler: self.sampler.to_string(),
             window: self.window.to_string(),
@@ -300,7 +311,9 @@ impl Reorderer {
         let solver = SolverOptions {
             seed: self.seed,
             time_limit: self.time_limit,
-            max_kicks: self.max_kicks,
+            // Chained LK makes one kick per window by default; the time limit, when given, may
+            // stop it earlier (the solver's own default without a budget is the same n kicks).
+            max_kicks: self.max_kicks.or(Some(windows.len() as u64)),
             ..SolverOptions::default()
         };
         let oracle = WindowCost(&graph);
@@ -332,6 +345,17 @@ impl Reorderer {
             )),
         };
         Ok((perm, report))
+    }
+}
+
+/// `(cost - bound) / bound` as the solver defines it; `None` where the bound is 0 but the cost not.
+fn path_gap(cost: i64, bound: i64) -> Option<f64> {
+    if cost <= bound {
+        Some(0.0)
+    } else if bound <= 0 {
+        None
+    } else {
+        Some((cost - bound) as f64 / bound as f64)
     }
 }
 

@@ -34,6 +34,14 @@ pub struct ReorderReport {
     /// methods under the window spec recomputed on the new order; `None` for latency windows.
     #[serde(rename = "D_w_after")]
     pub d_w_after: Option<u64>,
+    /// Windows of locality of the ordered side (rows, else columns); 0 for the peer methods.
+    pub windows: usize,
+    /// Cost of the TSP path (sum over sides), when the method is `tsp`.
+    pub tsp_cost: Option<i64>,
+    /// The path lower bound of SPEC section 4 (sum over sides).
+    pub tsp_lower_bound: Option<i64>,
+    /// `(cost - bound) / bound`.
+    pub tsp_gap: Option<f64>,
     /// The row side, when rows were ordered.
     pub rows: Option<SideReport>,
     /// The column side, when columns were ordered independently.

@@ -312,6 +312,18 @@ struct Placed {
     y_offsets: Vec<usize>,
 }
 
+/// Benchmarks several matrices side by side on one team, alternating their repetitions, so that
+/// their times are comparable on a noisy machine (used by `spmv-reorder evaluate`).
+///
+/// # Errors
+/// As [`run`].
+pub fn run_many(
+    matrices: &[&CsrMatrix<f64>],
+    config: &BenchConfig,
+) -> Result<Vec<BenchReport>, SpmvError> {
+    measure(matrices, config)
+}
+
 fn measure(
     matrices: &[&CsrMatrix<f64>],
     config: &BenchConfig,

@@ -1,0 +1,368 @@
+//! The evaluation of issue 7: every matrix of a folder through every ordering, with `D`, SpMV
+//! GFLOP/s at several thread counts, speedups over the original and over RCM, reordering time in
+//! SpMV-equivalents and break-even iterations (SPEC section 6). SpMV times of one matrix's orderings
+//! are measured side by side, alternating repetitions, so their ratios survive a noisy machine.
+//! Called by `spmv-reorder evaluate`.
+
+use crate::{Method, ReorderError, Reorderer, SamplerChoice};
+use spmv_reorder_sparse::CsrMatrix;
+use spmv_reorder_spmv::bench::{run_many, BenchConfig};
+use spmv_reorder_spmv::Kernel;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// One ordering to evaluate: a label and the configuration that produces it.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// Column label, e.g. `tsp` or `tsp random:0.02`.
+    pub label: String,
+    /// The reordering.
+    pub reorderer: Reorderer,
+}
+
+/// What to evaluate and how.
+#[derive(Debug, Clone)]
+pub struct EvaluateOptions {
+    /// Shuffle each square matrix with a random symmetric permutation of this seed first.
+    pub shuffle: Option<u64>,
+    /// Thread counts to time SpMV with.
+    pub threads: Vec<usize>,
+    /// Timed samples per matrix and thread count.
+    pub reps: usize,
+    /// The orderings, in column order; the first must be the identity (the baseline) and one
+    /// labelled `rcm` gives the speedup over RCM.
+    pub candidates: Vec<Candidate>,
+}
+
+impl EvaluateOptions {
+    /// The orderings of issue 7: identity, random, RCM, Gorder, degree, and TSP with full
+    /// information, with random 2% samples and with DAST-simulator samples.
+    pub fn standard(seed: u64, time_limit: Option<Duration>) -> Self {
+        let base = Reorderer::new().seed(seed).time_limit(time_limit);
+        let mut candidates: Vec<Candidate> = [
+            Method::Identity,
+            Method::Random,
+            Method::Rcm,
+            Method::Gorder,
+            Method::Degree,
+            Method::Tsp,
+        ]
+        .into_iter()
+        .map(|m| Candidate {
+            label: m.to_string(),
+            reorderer: base.clone().method(m),
+        })
+        .collect();
+        for sampler in ["random:0.02", "dast-sim"] {
+            let choice: SamplerChoice = sampler.parse().expect("built-in sampler specs parse");
+            candidates.push(Candidate {
+                label: format!("tsp {sampler}"),
+                reorderer: base.clone().sampler(choice),
+            });
+        }
+        EvaluateOptions {
+            shuffle: None,
+            threads: vec![1, 2],
+            reps: 7,
+            candidates,
+        }
+    }
+}
+
+/// The figures of one ordering of one matrix.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct OrderingResult {
+    /// The candidate's label.
+    pub label: String,
+    /// `D` of the reordered matrix (`D_w` with one row per window).
+    #[serde(rename = "D")]
+    pub d: u64,
+    /// `D_w` under the candidate's window spec, when defined.
+    #[serde(rename = "D_w")]
+    pub d_w: Option<u64>,
+    /// Seconds the reordering took.
+    pub reorder_seconds: f64,
+    /// Median SpMV seconds (best kernel) per thread count, in the order of the options.
+    pub median_s: Vec<f64>,
+    /// GFLOP/s per thread count.
+    pub gflops: Vec<f64>,
+    /// `t(original) / t(this)` per thread count.
+    pub speedup: Vec<f64>,
+    /// `t(rcm) / t(this)` per thread count, when RCM is evaluated.
+    pub speedup_over_rcm: Option<Vec<f64>>,
+    /// `reorder_seconds / t(original)` at the largest thread count.
+    pub reorder_spmv_equivalents: f64,
+    /// `reorder_seconds / (t(original) - t(this))` at the largest thread count; `None` when not
+    /// faster.
+    pub break_even_iterations: Option<f64>,
+    /// Sampled share of the nonzeros, when sampled.
+    pub sampled_fraction: Option<f64>,
+}
+
+/// Every ordering of one matrix.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct MatrixEvaluation {
+    /// File name.
+    pub name: String,
+    /// Rows.
+    pub rows: usize,
+    /// Nonzeros.
+    pub nnz: usize,
+    /// Whether it was shuffled first.
+    pub shuffled: bool,
+    /// Thread counts of the timings.
+    pub threads: Vec<usize>,
+    /// One result per candidate.
+    pub results: Vec<OrderingResult>,
+}
+
+/// Evaluates one matrix.
+///
+/// # Errors
+/// The errors of the reorderings and of the benchmark.
+pub fn evaluate_matrix(
+    name: &str,
+    a: &CsrMatrix<f64>,
+    opts: &EvaluateOptions,
+) -> Result<MatrixEvaluation, ReorderError> {
+    let (a, shuffled) = match opts.shuffle {
+        Some(seed) if a.nrows() == a.ncols() => {
+            (spmv_reorder_gen::shuffle_symmetric(a, seed)?.0, true)
+        }
+        _ => (a.clone(), false),
+    };
+    let mut reordered = Vec::with_capacity(opts.candidates.len());
+    let mut partial = Vec::with_capacity(opts.candidates.len());
+    for c in &opts.candidates {
+        let start = Instant::now();
+        let r = c.reorderer.run(&a)?;
+        let seconds = start.elapsed().as_secs_f64();
+        reordered.push(r.apply(&a)?);
+        partial.push((c.label.clone(), r.report, seconds));
+    }
+    let mut medians = vec![Vec::new(); reordered.len()];
+    for &t in &opts.threads {
+        let config = BenchConfig {
+            threads: t,
+            kernels: Kernel::ALL.to_vec(),
+            warmup: 2,
+            reps: opts.reps,
+            stream: None,
+            ..BenchConfig::default()
+        };
+        let refs: Vec<&CsrMatrix<f64>> = reordered.iter().collect();
+        for (m, report) in run_many(&refs, &config)?.into_iter().enumerate() {
+            medians[m].push(report.median_s);
+        }
+    }
+    let flops = 2.0 * a.nnz() as f64;
+    let base = medians[0].clone();
+    let rcm = partial
+        .iter()
+        .position(|p| p.0 == "rcm")
+        .map(|i| medians[i].clone());
+    let last = opts.threads.len() - 1;
+    let results = partial
+        .into_iter()
+        .zip(medians)
+        .map(|((label, report, seconds), med)| {
+            let ratio = |den: &[f64]| den.iter().zip(&med).map(|(b, m)| b / m).collect::<Vec<_>>();
+            let gain = base[last] - med[last];
+            OrderingResult {
+                label,
+                d: report.d_after,
+                d_w: report.d_w_after,
+                reorder_seconds: seconds,
+                gflops: med.iter().map(|t| flops / t / 1e9).collect(),
+                speedup: ratio(&base),
+                speedup_over_rcm: rcm.as_deref().map(ratio),
+                reorder_spmv_equivalents: seconds / base[last],
+                break_even_iterations: (gain > 0.0).then(|| seconds / gain),
+                sampled_fraction: report.coverage.map(|c| c.sampled_fraction),
+                median_s: med,
+            }
+        })
+        .collect();
+    Ok(MatrixEvaluation {
+        name: name.to_string(),
+        rows: a.nrows(),
+        nnz: a.nnz(),
+        shuffled,
+        threads: opts.threads.clone(),
+        results,
+    })
+}
+
+/// The Matrix Market files of `dir` (`.mtx`, `.mtx.gz`), sorted by name.
+///
+/// # Errors
+/// [`ReorderError::Io`] when the folder cannot be read.
+pub fn matrix_files(dir: &Path) -> Result<Vec<PathBuf>, ReorderError> {
+    let io = |source| ReorderError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.ends_with(".mtx") || name.ends_with(".mtx.gz") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The figures issue 7 asks about, over a set of evaluated matrices.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct EvaluationSummary {
+    /// Matrices evaluated.
+    pub matrices: usize,
+    /// Share of matrices where full-information TSP has a lower `D` than RCM and than Gorder.
+    pub tsp_beats_rcm_and_gorder_on_d: f64,
+    /// Geometric mean over matrices of `t(rcm) / t(tsp)`, per thread count.
+    pub geomean_speedup_tsp_over_rcm: Vec<f64>,
+    /// Geometric mean over matrices of `t(original) / t(tsp)`, per thread count.
+    pub geomean_speedup_tsp_over_original: Vec<f64>,
+    /// Share of matrices where TSP on a 2% random sample has `D` within 5% of full information.
+    pub sampled_within_5_percent: f64,
+    /// Geometric mean of `D(tsp random:0.02) / D(tsp)`.
+    pub geomean_sampled_d_ratio: f64,
+    /// Median reordering time in SpMV-equivalents, per label.
+    pub median_reorder_spmv_equivalents: Vec<(String, f64)>,
+}
+
+/// Summarises evaluations made with [`EvaluateOptions::standard`] labels (`tsp`, `rcm`, `gorder`,
+/// `tsp random:0.02`); a missing label gives NaN for its figures.
+pub fn summarize(evals: &[MatrixEvaluation]) -> EvaluationSummary {
+    let find =
+        |e: &MatrixEvaluation, label: &str| e.results.iter().find(|r| r.label == label).cloned();
+    let n = evals.len();
+    let share = |pred: &dyn Fn(&MatrixEvaluation) -> bool| {
+        evals.iter().filter(|e| pred(e)).count() as f64 / n.max(1) as f64
+    };
+    let beats = share(
+        &|e| match (find(e, "tsp"), find(e, "rcm"), find(e, "gorder")) {
+            (Some(t), Some(r), Some(g)) => t.d < r.d && t.d < g.d,
+            _ => false,
+        },
+    );
+    let threads = evals.first().map_or(0, |e| e.threads.len());
+    let geomean_ratio = |num: &str, den: &str, k: usize| {
+        geomean(
+            evals
+                .iter()
+                .filter_map(|e| Some(find(e, num)?.median_s[k] / find(e, den)?.median_s[k])),
+        )
+    };
+    let d_ratio = |e: &MatrixEvaluation| -> Option<f64> {
+        let (s, f) = (find(e, "tsp random:0.02")?, find(e, "tsp")?);
+        Some(s.d as f64 / (f.d as f64).max(1.0))
+    };
+    let labels: Vec<String> = evals.first().map_or(Vec::new(), |e| {
+        e.results.iter().map(|r| r.label.clone()).collect()
+    });
+    EvaluationSummary {
+        matrices: n,
+        tsp_beats_rcm_and_gorder_on_d: beats,
+        geomean_speedup_tsp_over_rcm: (0..threads)
+            .map(|k| geomean_ratio("rcm", "tsp", k))
+            .collect(),
+        geomean_speedup_tsp_over_original: (0..threads)
+            .map(|k| geomean_ratio("identity", "tsp", k))
+            .collect(),
+        sampled_within_5_percent: share(&|e| d_ratio(e).is_some_and(|r| r <= 1.05)),
+        geomean_sampled_d_ratio: geomean(evals.iter().filter_map(d_ratio)),
+        median_reorder_spmv_equivalents: labels
+            .iter()
+            .map(|l| {
+                let mut v: Vec<f64> = evals
+                    .iter()
+                    .filter_map(|e| Some(find(e, l)?.reorder_spmv_equivalents))
+                    .collect();
+                v.sort_by(f64::total_cmp);
+                (l.clone(), v.get(v.len() / 2).copied().unwrap_or(f64::NAN))
+            })
+            .collect(),
+    }
+}
+
+fn geomean(values: impl Iterator<Item = f64>) -> f64 {
+    let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v.ln(), n + 1));
+    if n == 0 {
+        f64::NAN
+    } else {
+        (sum / n as f64).exp()
+    }
+}
+
+/// The evaluation as a Markdown table: one row per matrix and ordering.
+pub fn markdown_table(evals: &[MatrixEvaluation]) -> String {
+    let Some(first) = evals.first() else {
+        return String::from("(no matrices)\n");
+    };
+    let t: Vec<String> = first.threads.iter().map(|t| t.to_string()).collect();
+    let mut s = String::from("| matrix | ordering | D_w (w=1) | ");
+    for k in &t {
+        s += &format!("GFLOP/s {k}t | ");
+    }
+    for k in &t {
+        s += &format!("speedup {k}t | ");
+    }
+    s += "vs RCM | reorder (SpMVs) | break-even |\n|---|---|---:|";
+    s += &"---:|".repeat(2 * t.len() + 3);
+    s.push('\n');
+    for e in evals {
+        for r in &e.results {
+            s += &format!("| {} | {} | {} | ", e.name, r.label, r.d);
+            for g in &r.gflops {
+                s += &format!("{g:.2} | ");
+            }
+            for x in &r.speedup {
+                s += &format!("{x:.2} | ");
+            }
+            let vs_rcm = r
+                .speedup_over_rcm
+                .as_ref()
+                .and_then(|v| v.last())
+                .map_or("-".into(), |x| format!("{x:.2}"));
+            let be = r
+                .break_even_iterations
+                .map_or("-".into(), |b| format!("{b:.0}"));
+            s += &format!("{vs_rcm} | {:.0} | {be} |\n", r.reorder_spmv_equivalents);
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spmv_reorder_gen::poisson2d;
+
+    #[test]
+    fn evaluates_a_small_grid() {
+        let a = poisson2d(12, 12).unwrap();
+        let mut opts = EvaluateOptions::standard(1, Some(Duration::from_millis(300)));
+        opts.shuffle = Some(3);
+        opts.threads = vec![1];
+        opts.reps = 2;
+        let e = evaluate_matrix("grid", &a, &opts).unwrap();
+        assert!(e.shuffled);
+        assert_eq!(e.results.len(), 8);
+        let get = |l: &str| e.results.iter().find(|r| r.label == l).unwrap();
+        assert_eq!(get("identity").speedup, vec![1.0]);
+        assert!(
+            get("tsp").d < get("identity").d,
+            "TSP improves a shuffled grid"
+        );
+        assert!(get("tsp random:0.02").sampled_fraction.unwrap() < 0.2);
+        let summary = summarize(std::slice::from_ref(&e));
+        assert_eq!(summary.matrices, 1);
+        assert_eq!(summary.geomean_speedup_tsp_over_rcm.len(), 1);
+        let table = markdown_table(&[e]);
+        assert_eq!(table.lines().count(), 2 + 8);
+        assert!(table.contains("| grid | tsp |"));
+    }
+}
