@@ -14,7 +14,7 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use spmv_reorder_sparse::CsrMatrix;
 use spmv_reorder_spmv::bench::BenchConfig;
 use spmv_reorder_spmv::stream::StreamConfig;
-use spmv_reorder_spmv::{Kernel, Par, Pinning, SpmvPlan, ThreadTeam, Topology};
+use spmv_reorder_spmv::{Dispatch, Kernel, Par, Pinning, SpmvPlan, ThreadTeam, Topology};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -80,6 +80,25 @@ fn parallel_threads(topology: &Topology) -> usize {
 fn criterion_mode(c: &mut Criterion) {
     let topology = Topology::this_system().expect("topology");
     let threads = parallel_threads(&topology);
+    {
+        let a = tiny();
+        let x = vec![1.0; a.ncols()];
+        let mut y = vec![0.0; a.nrows()];
+        let mut group = c.benchmark_group("spmv/tiny64");
+        group.throughput(Throughput::Elements(a.nnz() as u64));
+        for (name, dispatch) in [
+            ("dispatch-spin", Dispatch::Spin),
+            ("dispatch-rayon", Dispatch::Rayon),
+        ] {
+            let team = ThreadTeam::with_dispatch(&topology, threads, &Pinning::Scatter, dispatch)
+                .expect("team");
+            let plan = SpmvPlan::new(&a, Kernel::NnzBalanced, threads);
+            group.bench_function(BenchmarkId::new(name, threads), |b| {
+                b.iter(|| plan.mul_vec(&x, &mut y, Par::Team(&team)))
+            });
+        }
+        group.finish();
+    }
     let team1 = ThreadTeam::new(&topology, 1, &Pinning::Compact).expect("team");
     let team_n = ThreadTeam::new(&topology, threads, &Pinning::Scatter).expect("team");
     for (name, a) in matrices() {
@@ -117,7 +136,7 @@ fn best_times(fs: &mut [&mut dyn FnMut()], reps: usize) -> Vec<f64> {
         let start = Instant::now();
         f();
         let one = start.elapsed().as_secs_f64().max(1e-8);
-        inner.push(((2e-3 / one).ceil() as usize).clamp(1, 100_000));
+        inner.push(((3e-4 / one).ceil() as usize).clamp(1, 100_000));
     }
     let mut best = vec![f64::INFINITY; fs.len()];
     for _ in 0..reps {
@@ -132,12 +151,49 @@ fn best_times(fs: &mut [&mut dyn FnMut()], reps: usize) -> Vec<f64> {
     best
 }
 
+/// A 64-row tridiagonal matrix: a product takes well under a microsecond, so its parallel time is
+/// the dispatch overhead of the team.
+fn tiny() -> CsrMatrix<f64> {
+    let n = 64;
+    let t = (0..n).flat_map(|i| {
+        [
+            (i, i, 2.0),
+            (i, (i + 1) % n, -1.0),
+            (i, (i + n - 1) % n, -1.0),
+        ]
+    });
+    CsrMatrix::from_triplets(n, n, t).expect("tiny matrix")
+}
+
+/// Seconds per product on the tiny matrix: one thread, and `threads` threads with each dispatch.
+fn dispatch_overhead(topology: &Topology, threads: usize, reps: usize) -> Vec<(String, f64)> {
+    let a = tiny();
+    let x = vec![1.0; a.ncols()];
+    let mut y = vec![0.0; a.nrows()];
+    let mut out = Vec::new();
+    for (name, n, dispatch) in [
+        ("1 thread", 1, Dispatch::Spin),
+        ("spin pool", threads, Dispatch::Spin),
+        ("rayon", threads, Dispatch::Rayon),
+    ] {
+        let team =
+            ThreadTeam::with_dispatch(topology, n, &Pinning::Scatter, dispatch).expect("team");
+        let plan = SpmvPlan::new(&a, Kernel::NnzBalanced, n);
+        let t = best_times(
+            &mut [&mut || plan.mul_vec(&x, &mut y, Par::Team(&team))],
+            reps,
+        )[0];
+        out.push((format!("{name} ({n})"), t));
+    }
+    out
+}
+
 fn ratio_mode() {
     let topology = Topology::this_system().expect("topology");
     let threads = parallel_threads(&topology);
     let team1 = ThreadTeam::new(&topology, 1, &Pinning::Compact).expect("team");
     let team_n = ThreadTeam::new(&topology, threads, &Pinning::Scatter).expect("team");
-    let reps = env_number("SPMV_BENCH_REPS", 15);
+    let reps = env_number("SPMV_BENCH_REPS", 40);
     println!(
         "{:<16} {:>9} {:>10} {:>10} {:>10} {:>13} {:>10} {:>10} {:>9} {:>9}",
         "matrix",
@@ -200,6 +256,15 @@ fn ratio_mode() {
             t[8] / t[3]
         );
     }
+    let overhead = dispatch_overhead(&topology, threads, reps);
+    let shown: Vec<String> = overhead
+        .iter()
+        .map(|(n, t)| format!("{n}: {:.2} us", t * 1e6))
+        .collect();
+    println!(
+        "\ndispatch overhead, 64-row tridiagonal product: {}",
+        shown.join(", ")
+    );
     let side: usize = env_number("SPMV_BENCH_POISSON", 100);
     if side > 0 {
         let a = spmv_reorder_gen::poisson3d(side, side, side).expect("Poisson grid");

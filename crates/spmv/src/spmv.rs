@@ -26,6 +26,7 @@ use crate::team::Par;
 pub struct SpmvPlan<'a> {
     matrix: &'a CsrMatrix<f64>,
     partition: Partition,
+    row_offsets: Vec<usize>,
     unchecked_ok: bool,
 }
 
@@ -38,6 +39,7 @@ impl<'a> SpmvPlan<'a> {
         let unchecked_ok = matrix.col_idx().iter().all(|&c| (c as usize) < ncols);
         SpmvPlan {
             matrix,
+            row_offsets: partition.row_offsets(),
             partition,
             unchecked_ok,
         }
@@ -79,7 +81,7 @@ impl<'a> SpmvPlan<'a> {
         );
         assert_eq!(y.len(), a.nrows(), "y length must equal the number of rows");
         let blocks = self.partition.blocks();
-        let chunks = split_by_offsets(y, &self.partition.row_offsets());
+        let chunks = split_by_offsets(y, &self.row_offsets);
         let carries = par.for_each_block(chunks, |b, y_block| {
             block_product(a, &blocks[b], x, y_block, checked)
         });
