@@ -195,7 +195,7 @@ fn ratio_mode() {
     let team_n = ThreadTeam::new(&topology, threads, &Pinning::Scatter).expect("team");
     let reps = env_number("SPMV_BENCH_REPS", 40);
     println!(
-        "{:<16} {:>9} {:>10} {:>10} {:>10} {:>13} {:>10} {:>10} {:>9} {:>9}",
+        "{:<16} {:>9} {:>10} {:>10} {:>10} {:>13} {:>8} {:>10} {:>13} {:>8} {:>9}",
         "matrix",
         "nnz",
         "sprs_us",
@@ -204,56 +204,59 @@ fn ratio_mode() {
         "best1_kernel",
         "sprs/b1",
         "bestN_us",
+        "bestN_kernel",
         "sprs/bN",
         "chk/unchk"
     );
+    let kernels = Kernel::ALL.len();
     for (name, a) in matrices() {
         let x: Vec<f64> = (0..a.ncols()).map(|j| 1.0 + (j % 17) as f64).collect();
-        let mut ys: Vec<Vec<f64>> = vec![vec![0.0; a.nrows()]; 9];
         let s = sprs_matrix(&a);
-        let plans1: Vec<SpmvPlan<'_>> = Kernel::ALL
-            .iter()
-            .map(|&k| SpmvPlan::new(&a, k, 1))
+        let (a, x, s) = (&a, &x, &s);
+        let y = || vec![0.0; a.nrows()];
+        // Order: sprs, plain loop, checked twin, every kernel on 1 thread, every kernel on N.
+        let mut fs: Vec<Box<dyn FnMut() + '_>> = Vec::new();
+        let mut y0 = y();
+        fs.push(Box::new(move || sprs_product(s, x, &mut y0)));
+        let mut y1 = y();
+        fs.push(Box::new(move || a.mul_vec_reference(x, &mut y1)));
+        let checked = SpmvPlan::new(a, Kernel::NnzBalanced, 1);
+        let mut y2 = y();
+        fs.push(Box::new(move || {
+            checked.mul_vec_checked(x, &mut y2, Par::Sequential)
+        }));
+        for team in [&team1, &team_n] {
+            for &k in &Kernel::ALL {
+                let plan = SpmvPlan::new(a, k, team.threads());
+                let mut yk = y();
+                fs.push(Box::new(move || plan.mul_vec(x, &mut yk, Par::Team(team))));
+            }
+        }
+        let mut refs: Vec<&mut dyn FnMut()> = fs
+            .iter_mut()
+            .map(|f| &mut **f as &mut dyn FnMut())
             .collect();
-        let plans_n: Vec<SpmvPlan<'_>> = Kernel::ALL
-            .iter()
-            .map(|&k| SpmvPlan::new(&a, k, threads))
-            .collect();
-        let [y0, y1, y2, y3, y4, y5, y6, y7, y8] = &mut ys[..] else {
-            unreachable!()
+        let t = best_times(&mut refs, reps);
+        let best = |from: usize| {
+            (from..from + kernels)
+                .map(|i| (Kernel::ALL[i - from], t[i]))
+                .min_by(|p, q| p.1.total_cmp(&q.1))
+                .unwrap()
         };
-        let mut f0 = || sprs_product(&s, &x, y0);
-        let mut f1 = || a.mul_vec_reference(&x, y1);
-        let mut f2 = || plans1[0].mul_vec(&x, y2, Par::Team(&team1));
-        let mut f3 = || plans1[1].mul_vec(&x, y3, Par::Team(&team1));
-        let mut f4 = || plans1[2].mul_vec(&x, y4, Par::Team(&team1));
-        let mut f5 = || plans_n[0].mul_vec(&x, y5, Par::Team(&team_n));
-        let mut f6 = || plans_n[1].mul_vec(&x, y6, Par::Team(&team_n));
-        let mut f7 = || plans_n[2].mul_vec(&x, y7, Par::Team(&team_n));
-        let mut f8 = || plans1[1].mul_vec_checked(&x, y8, Par::Team(&team1));
-        let t = best_times(
-            &mut [
-                &mut f0, &mut f1, &mut f2, &mut f3, &mut f4, &mut f5, &mut f6, &mut f7, &mut f8,
-            ],
-            reps,
-        );
-        let (k1, b1) = (2..5)
-            .map(|i| (i, t[i]))
-            .min_by(|p, q| p.1.total_cmp(&q.1))
-            .unwrap();
-        let bn = t[5..8].iter().copied().fold(f64::INFINITY, f64::min);
+        let ((k1, b1), (kn, bn)) = (best(3), best(3 + kernels));
         println!(
-            "{:<16} {:>9} {:>10.2} {:>10.2} {:>10.2} {:>13} {:>10.3} {:>10.2} {:>9.3} {:>9.3}",
+            "{:<16} {:>9} {:>10.2} {:>10.2} {:>10.2} {:>13} {:>8.3} {:>10.2} {:>13} {:>8.3} {:>9.3}",
             name,
             a.nnz(),
             t[0] * 1e6,
             t[1] * 1e6,
             b1 * 1e6,
-            Kernel::ALL[k1 - 2].name(),
+            k1.name(),
             t[0] / b1,
             bn * 1e6,
+            kn.name(),
             t[0] / bn,
-            t[8] / t[3]
+            t[2] / t[3 + 1]
         );
     }
     let overhead = dispatch_overhead(&topology, threads, reps);

@@ -24,7 +24,7 @@ pub struct BenchArgs {
     /// Placement: first-touch, master, interleave or node:N.
     #[arg(long, value_name = "MODE", default_value = "first-touch")]
     place: String,
-    /// Kernel: static-rows, nnz-balanced, merge-path, or all.
+    /// Kernel: static-rows, nnz-balanced, merge-path, dynamic, or all.
     #[arg(long, value_name = "K", default_value = "all")]
     kernel: String,
     /// Timed samples per kernel (per matrix when comparing).

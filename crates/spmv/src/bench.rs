@@ -556,14 +556,14 @@ mod tests {
     fn run_reports_every_kernel_with_consistent_figures() {
         let a = laplacian_1d(50_000);
         let r = run(&a, &quick()).unwrap();
-        assert_eq!(r.kernels.len(), 3);
+        assert_eq!(r.kernels.len(), Kernel::ALL.len());
         assert!(r.triad_gbytes_per_s.unwrap() > 0.0);
         for k in &r.kernels {
             assert!(k.min_s <= k.median_s && k.median_s <= k.max_s);
             let want = 2.0 * a.nnz() as f64 / k.median_s / 1e9;
             assert!((k.gflops - want).abs() <= 1e-9 * want);
             assert!(
-                k.load_balance > 0.99,
+                k.load_balance > 0.98,
                 "a 1D Laplacian balances: {}",
                 k.load_balance
             );

@@ -1,7 +1,8 @@
 //! spmv-reorder-spmv: the parallel SpMV engine `y = A·x` that measures what a reordering gains.
 //!
 //! - [`SpmvPlan`] multiplies a [`CsrMatrix<f64>`](spmv_reorder_sparse::CsrMatrix) in thread blocks of one
-//!   [`Kernel`]: static rows, nonzero-balanced rows, or merge path (for very skewed rows).
+//!   [`Kernel`]: static rows, nonzero-balanced rows, merge path (for very skewed rows), or
+//!   dynamically claimed nonzero-balanced chunks (for cores shared with other processes).
 //! - [`ThreadTeam`] is the pool: threads created once and pinned by a [`Pinning`] computed from a
 //!   [`Topology`] (hwloc, or an hwloc XML file describing another machine); [`Par`] passes it to
 //!   kernels.
@@ -66,8 +67,8 @@ mod team;
 mod topology;
 
 pub use error::SpmvError;
-pub use partition::{Block, Kernel, Partition};
+pub use partition::{Block, Kernel, Partition, DYNAMIC_CHUNKS_PER_THREAD};
 pub use pinning::{check_thread_count, Pinning};
 pub use spmv::{mul_vec, SpmvPlan};
-pub use team::{Dispatch, Par, ThreadBinding, ThreadTeam};
+pub use team::{Dispatch, Par, Schedule, ThreadBinding, ThreadTeam};
 pub use topology::{Cache, Core, NumaNode, Package, Pu, Topology, TopologySource};

@@ -14,8 +14,8 @@
 
 use spmv_reorder_sparse::CsrMatrix;
 
-use crate::partition::{Block, Kernel, Partition};
-use crate::team::Par;
+use crate::partition::{Block, Kernel, Partition, DYNAMIC_CHUNKS_PER_THREAD};
+use crate::team::{Par, Schedule};
 
 /// A matrix with its thread blocks: build once, multiply many times.
 ///
@@ -31,9 +31,14 @@ pub struct SpmvPlan<'a> {
 }
 
 impl<'a> SpmvPlan<'a> {
-    /// Splits `matrix` into `blocks` blocks (at least one) for `kernel`. `O(nnz)` once, to check
-    /// the column indices that let the hot loop skip bounds checks.
-    pub fn new(matrix: &'a CsrMatrix<f64>, kernel: Kernel, blocks: usize) -> Self {
+    /// Splits `matrix` for `threads` threads (at least one): one block per thread, or
+    /// [`DYNAMIC_CHUNKS_PER_THREAD`] chunks per thread for [`Kernel::Dynamic`]. `O(nnz)` once, to
+    /// check the column indices that let the hot loop skip bounds checks.
+    pub fn new(matrix: &'a CsrMatrix<f64>, kernel: Kernel, threads: usize) -> Self {
+        let blocks = match kernel {
+            Kernel::Dynamic if threads > 1 => threads * DYNAMIC_CHUNKS_PER_THREAD,
+            _ => threads,
+        };
         let partition = Partition::new(matrix.row_ptr(), kernel, blocks);
         let ncols = matrix.ncols();
         let unchecked_ok = matrix.col_idx().iter().all(|&c| (c as usize) < ncols);
@@ -55,7 +60,8 @@ impl<'a> SpmvPlan<'a> {
         &self.partition
     }
 
-    /// `y = A·x`. Block `b` runs on thread `b % par.threads()`.
+    /// `y = A·x`. Block `b` runs on thread `b % par.threads()` (on the first free thread for
+    /// [`Kernel::Dynamic`]).
     ///
     /// # Panics
     /// If `x.len() != ncols` or `y.len() != nrows` (a caller bug).
@@ -82,7 +88,11 @@ impl<'a> SpmvPlan<'a> {
         assert_eq!(y.len(), a.nrows(), "y length must equal the number of rows");
         let blocks = self.partition.blocks();
         let chunks = split_by_offsets(y, &self.row_offsets);
-        let carries = par.for_each_block(chunks, |b, y_block| {
+        let schedule = match self.partition.kernel() {
+            Kernel::Dynamic => Schedule::Dynamic,
+            _ => Schedule::Static,
+        };
+        let carries = par.for_each_block_scheduled(chunks, schedule, |b, y_block| {
             block_product(a, &blocks[b], x, y_block, checked)
         });
         for (row, partial) in carries.into_iter().flatten() {
@@ -208,7 +218,7 @@ mod tests {
         let x: Vec<f64> = (0..500).map(|j| (j as f64).sin()).collect();
         let want = reference(&a, &x);
         let team2 = team(2);
-        for kernel in [Kernel::StaticRows, Kernel::NnzBalanced] {
+        for kernel in [Kernel::StaticRows, Kernel::NnzBalanced, Kernel::Dynamic] {
             for blocks in [1, 2, 7, 64] {
                 let plan = SpmvPlan::new(&a, kernel, blocks);
                 for par in [Par::Sequential, Par::Team(&team2)] {

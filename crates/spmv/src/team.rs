@@ -13,6 +13,7 @@
 use hwlocality::cpu::binding::CpuBindingFlags;
 use hwlocality::cpu::cpuset::CpuSet;
 use serde::Serialize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 
@@ -32,6 +33,16 @@ pub struct ThreadBinding {
     pub observed_cpu: Option<usize>,
     /// The NUMA node (OS index) local to the observed CPU.
     pub numa_node: Option<usize>,
+}
+
+/// How blocks are assigned to team threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Schedule {
+    /// Block `b` on thread `b % threads`, always the same thread (first touch relies on it).
+    Static,
+    /// Each thread claims the next unclaimed block (an atomic counter) until none is left.
+    Dynamic,
 }
 
 /// The parallelism of a call: on the caller alone, or on a [`ThreadTeam`].
@@ -59,8 +70,18 @@ impl Par<'_> {
         chunks: Vec<&mut [E]>,
         job: impl Fn(usize, &mut [E]) -> R + Sync,
     ) -> Vec<R> {
+        self.for_each_block_scheduled(chunks, Schedule::Static, job)
+    }
+
+    /// [`Par::for_each_block`] with a chosen [`Schedule`]; results are in block order either way.
+    pub fn for_each_block_scheduled<E: Send, R: Send>(
+        self,
+        chunks: Vec<&mut [E]>,
+        schedule: Schedule,
+        job: impl Fn(usize, &mut [E]) -> R + Sync,
+    ) -> Vec<R> {
         match self {
-            Par::Team(team) if team.threads() > 1 => team.run(chunks, job),
+            Par::Team(team) if team.threads() > 1 => team.run(chunks, schedule, job),
             _ => chunks
                 .into_iter()
                 .enumerate()
@@ -191,6 +212,7 @@ impl ThreadTeam {
     fn run<E: Send, R: Send>(
         &self,
         chunks: Vec<&mut [E]>,
+        schedule: Schedule,
         job: impl Fn(usize, &mut [E]) -> R + Sync,
     ) -> Vec<R> {
         debug_assert_eq!(
@@ -205,12 +227,21 @@ impl ThreadTeam {
         let inputs: Vec<Mutex<Option<&mut [E]>>> =
             chunks.into_iter().map(|c| Mutex::new(Some(c))).collect();
         let outputs: Vec<Mutex<Option<R>>> = (0..blocks).map(|_| Mutex::new(None)).collect();
-        let run_thread = |t: usize| {
-            for b in (t..blocks).step_by(threads) {
-                let chunk = take(&inputs[b]).expect("each block is taken once");
-                let r = job(b, chunk);
-                *outputs[b].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
-            }
+        let next = AtomicUsize::new(0);
+        let run_block = |b: usize| {
+            let chunk = take(&inputs[b]).expect("each block is taken once");
+            let r = job(b, chunk);
+            *outputs[b].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+        };
+        let run_thread = |t: usize| match schedule {
+            Schedule::Static => (t..blocks).step_by(threads).for_each(run_block),
+            Schedule::Dynamic => loop {
+                let b = next.fetch_add(1, Ordering::Relaxed);
+                if b >= blocks {
+                    break;
+                }
+                run_block(b);
+            },
         };
         match &self.workers {
             Workers::Spin(pool) => pool.broadcast(&run_thread),
@@ -328,6 +359,13 @@ mod tests {
             });
             assert_eq!(data, vec![1, 2, 3, 4, 5, 6, 7]);
             assert_eq!(r, vec![0, 2, 4, 6, 8, 10, 12]);
+            let chunks: Vec<&mut [usize]> = data.chunks_mut(2).collect();
+            let r = Par::Team(&team).for_each_block_scheduled(chunks, Schedule::Dynamic, |b, c| {
+                c.iter_mut().for_each(|v| *v += 10 * b);
+                b
+            });
+            assert_eq!(data, vec![1, 2, 13, 14, 25, 26, 37]);
+            assert_eq!(r, vec![0, 1, 2, 3]);
         }
     }
 
