@@ -43,6 +43,12 @@
 //!   rayon ([`Dispatch::Rayon`], kept for comparison): rayon's sleeping workers cost tens of
 //!   microseconds per product, longer than a whole product on small matrices (see the
 //!   `spmv_kernels` bench). With one thread nothing is dispatched at all.
+//! - **A dynamic kernel for shared machines.** With static blocks a product waits for its slowest
+//!   thread, so one preempted thread stalls the others when the cores are shared with other
+//!   processes. [`Kernel::Dynamic`] cuts [`DYNAMIC_CHUNKS_PER_THREAD`] nonzero-balanced chunks per
+//!   thread and lets each thread claim the next one (an atomic counter); rows stay whole, so it
+//!   is bitwise equal to the reference too. It gives up the fixed chunk-to-thread affinity, which
+//!   only matters with several NUMA nodes.
 //! - **Pinning is verified.** Each thread pins itself through hwloc, reads its binding and last CPU
 //!   back, and a mismatch is an error ([`SpmvError::PinningIgnored`]).
 //! - **Placement by copying.** [`CsrMatrix`](spmv_reorder_sparse::CsrMatrix) owns `Vec`s, so a placed
