@@ -1,0 +1,133 @@
+//! Row distances: `d(i,j) = |C_i| + |C_j| - 2|C_i ∩ C_j|` and `D = Σ_{i<n-1} d(i,i+1)`.
+//!
+//! `d` is a merge of two sorted column lists, `O(|C_i| + |C_j|)`; `D` costs `O(nnz)`, parallel over
+//! rows. SPEC section 2 (thesis 4.2, equations 4.1-4.2). Called by the variable windows
+//! ([`crate::Windows::variable`]), the `info` subcommand of the CLI (through the facade) and the tests.
+//! Columns use the same functions on `Aᵀ` ([`Axis::Columns`]).
+
+use crate::par::{balanced_ranges, Parallelism};
+use spmv_reorder_sparse::{CsrMatrix, Value};
+
+/// Which side of the matrix a model describes.
+///
+/// The column model is the row model of `Aᵀ` (SPEC section 2, "the same definitions on `Aᵀ`"): every
+/// function of this crate takes a matrix, and [`Axis::pattern`] gives the matrix whose rows are the
+/// chosen side. Column windows and a column graph are then built on that pattern, and their order is
+/// a column permutation of `A`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Axis {
+    /// The rows of `A` (row `i` has column set `C_i`).
+    Rows,
+    /// The columns of `A`, i.e. the rows of `Aᵀ` (column `j` has row set `R_j`).
+    Columns,
+}
+
+impl Axis {
+    /// The structure whose rows are this side of `a`: `a`'s pattern for [`Axis::Rows`], the pattern
+    /// of `aᵀ` for [`Axis::Columns`]. `O(nnz + nrows + ncols)`.
+    pub fn pattern<T: Value>(self, a: &CsrMatrix<T>) -> CsrMatrix<()> {
+        match self {
+            Axis::Rows => a.pattern(),
+            Axis::Columns => a.pattern().transpose(),
+        }
+    }
+}
+
+/// `|S xor T|` for two strictly increasing lists: `|S| + |T| - 2|S ∩ T|`, by a merge.
+pub fn set_distance(s: &[u32], t: &[u32]) -> u64 {
+    (s.len() + t.len()) as u64 - 2 * intersection_len(s, t) as u64
+}
+
+/// `|S ∩ T|` for two strictly increasing lists, by a merge: `O(|S| + |T|)`.
+pub fn intersection_len(s: &[u32], t: &[u32]) -> usize {
+    let (mut i, mut j, mut common) = (0, 0, 0);
+    while i < s.len() && j < t.len() {
+        match s[i].cmp(&t[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    common
+}
+
+/// `d(i,j) = |C_i| + |C_j| - 2|C_i ∩ C_j|`, the distance of rows `i` and `j` of `a`.
+///
+/// # Panics
+/// If `i` or `j` is not a row of `a` (a caller bug).
+pub fn row_distance<T: Value>(a: &CsrMatrix<T>, i: usize, j: usize) -> u64 {
+    set_distance(a.row(i).0, a.row(j).0)
+}
+
+/// `d(i, i+1)` for every `i < nrows - 1` (empty for fewer than two rows). `O(nnz)`.
+pub fn adjacent_row_distances<T: Value>(a: &CsrMatrix<T>, par: Parallelism) -> Vec<u64> {
+    let pairs = a.nrows().saturating_sub(1);
+    let ranges = balanced_ranges(&a.row_ptr()[..=pairs], 4 * par.threads());
+    par.map(ranges, |range| {
+        range
+            .map(|i| row_distance(a, i, i + 1))
+            .collect::<Vec<u64>>()
+    })
+    .concat()
+}
+
+/// `D = Σ_{i=0}^{n-2} d(i, i+1)` (0 for fewer than two rows). `O(nnz)`, parallel over rows.
+pub fn total_distance<T: Value>(a: &CsrMatrix<T>, par: Parallelism) -> u64 {
+    let pairs = a.nrows().saturating_sub(1);
+    let ranges = balanced_ranges(&a.row_ptr()[..=pairs], 4 * par.threads());
+    par.map(ranges, |range| {
+        range.map(|i| row_distance(a, i, i + 1)).sum::<u64>()
+    })
+    .into_iter()
+    .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests::spec_example;
+
+    #[test]
+    fn spec_worked_example_row_distances() {
+        let a = spec_example();
+        assert_eq!(row_distance(&a, 0, 1), 2);
+        assert_eq!(row_distance(&a, 1, 2), 3);
+        assert_eq!(row_distance(&a, 2, 3), 4);
+        assert_eq!(row_distance(&a, 0, 3), 1);
+        assert_eq!(row_distance(&a, 3, 1), 1);
+        for par in [Parallelism::Sequential, Parallelism::Rayon] {
+            assert_eq!(total_distance(&a, par), 9);
+            assert_eq!(adjacent_row_distances(&a, par), vec![2, 3, 4]);
+        }
+    }
+
+    #[test]
+    fn degenerate_matrices_have_zero_distance() {
+        let empty: CsrMatrix<()> = CsrMatrix::from_triplets(0, 0, vec![]).unwrap();
+        let one = CsrMatrix::from_triplets(1, 3, vec![(0, 1, 1.0)]).unwrap();
+        let blank: CsrMatrix<f64> = CsrMatrix::from_triplets(5, 5, vec![]).unwrap();
+        for par in [Parallelism::Sequential, Parallelism::Rayon] {
+            assert_eq!(total_distance(&empty, par), 0);
+            assert_eq!(total_distance(&one, par), 0);
+            assert_eq!(total_distance(&blank, par), 0);
+            assert!(adjacent_row_distances(&empty, par).is_empty());
+            assert!(adjacent_row_distances(&one, par).is_empty());
+        }
+    }
+
+    #[test]
+    fn column_axis_is_the_transpose() {
+        let a = spec_example();
+        let c = Axis::Columns.pattern(&a);
+        assert_eq!(c.nrows(), 6);
+        // Columns: c0={0,3}, c1={0,1,3}, c2={1,3}, c3={}, c4={}, c5={2}.
+        assert_eq!(row_distance(&c, 0, 1), 1);
+        // d = 1, 1, 2, 0, 1.
+        assert_eq!(total_distance(&c, Parallelism::Rayon), 5);
+        assert_eq!(Axis::Rows.pattern(&a), a.pattern());
+    }
+}

@@ -1,0 +1,792 @@
+//! The window distance graph: nodes are windows, `cost(g,h) = d_w(g,h) = n(g) + n(h) - 2a(g,h)`,
+//! and each window keeps its best `K` candidate neighbours among the windows it overlaps.
+//!
+//! Candidate search is SpGEMM-like (`F·Fᵀ` row by row): for window `g`, every column `c ∈ F_g`
+//! adds 1 to a dense per-thread counter for each window of `c` in the inverted index, a touched
+//! list resets the counters, and a partial selection keeps the best `K`. Time
+//! `O(Σ_c |windows(c)|·min(|windows(c)|, hub_limit+1) + windows·K log K)`, parallel over windows;
+//! memory `O(nnz + K·windows)` plus one `O(windows)` counter per thread. Columns held by more than
+//! `hub_limit` windows (hubs, as in power-law graphs) are *bounded*: each of their windows only
+//! counts the `hub_limit` windows nearest to it in window order, so a hub costs
+//! `O(|windows(c)|·hub_limit)` instead of `O(|windows(c)|²)`.
+//!
+//! SPEC section 4 (thesis 4.2: only pairs with `a(g,h) > 0` are candidate edges). Called by the
+//! reordering pipeline, which adapts the graph to the TSP crate's cost oracle and candidate lists.
+
+use crate::accumulate::{Accumulator, DenseAccumulator, HashAccumulator, HASH_MAX_WORK};
+use crate::distance::intersection_len;
+use crate::error::LocalityError;
+use crate::footprint::Footprints;
+use crate::index::{entry_len, entry_window, ColumnIndex};
+use crate::par::{balanced_ranges, range_bounds, split_mut_at, Parallelism};
+use crate::windows::Windows;
+use spmv_reorder_sparse::{CsrMatrix, Value};
+use std::ops::Range;
+use std::sync::Mutex;
+
+/// How the candidates of a window are ranked (ties always fall to the next criterion, then to the
+/// smaller window index, so the lists are deterministic).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum CandidateRank {
+    /// Largest overlap `a(g,h)` first, then smallest cost.
+    #[default]
+    Overlap,
+    /// Smallest cost `d_w(g,h)` first, then largest overlap. Better when window sizes vary a lot.
+    Cost,
+}
+
+/// Options of [`WindowGraph::build`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GraphOptions {
+    /// Candidates kept per window, `K` (default 8). 0 keeps none.
+    pub neighbours: usize,
+    /// A column held by more than this many windows is bounded (default 256).
+    pub hub_limit: usize,
+    /// How candidates are ranked (default [`CandidateRank::Overlap`]).
+    pub rank: CandidateRank,
+    /// Sequential or rayon (default rayon, on the current pool).
+    pub parallelism: Parallelism,
+}
+
+impl Default for GraphOptions {
+    fn default() -> Self {
+        Self {
+            neighbours: 8,
+            hub_limit: 256,
+            rank: CandidateRank::Overlap,
+            parallelism: Parallelism::Rayon,
+        }
+    }
+}
+
+impl GraphOptions {
+    /// Sets [`Self::neighbours`].
+    pub fn with_neighbours(mut self, k: usize) -> Self {
+        self.neighbours = k;
+        self
+    }
+    /// Sets [`Self::hub_limit`].
+    pub fn with_hub_limit(mut self, limit: usize) -> Self {
+        self.hub_limit = limit;
+        self
+    }
+    /// Sets [`Self::rank`].
+    pub fn with_rank(mut self, rank: CandidateRank) -> Self {
+        self.rank = rank;
+        self
+    }
+    /// Sets [`Self::parallelism`].
+    pub fn with_parallelism(mut self, par: Parallelism) -> Self {
+        self.parallelism = par;
+        self
+    }
+}
+
+/// The window distance graph of SPEC section 4: footprints plus the best `K` candidate neighbours
+/// of every window.
+///
+/// # Invariants
+/// Window `g`'s candidates are distinct windows `h != g` with `a(g,h) > 0`, at most `K`, in rank
+/// order, each with its exact overlap `a(g,h)`. When no column is bounded they are exactly the
+/// best `K` by the rank over all windows; when some column is bounded, a window touching one is
+/// ranked on the overlaps its sampled windows reveal (their reported overlaps are still exact).
+/// Upheld by construction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WindowGraph {
+    footprints: Footprints,
+    stride: usize,
+    neighbours: Vec<u32>,
+    overlaps: Vec<u32>,
+    counts: Vec<u32>,
+    bounded_columns: usize,
+    bounded_windows: usize,
+    lower_bound: u64,
+}
+
+impl WindowGraph {
+    /// Builds the graph of `windows` over the rows of `a` (values are ignored; for a column model
+    /// pass [`crate::Axis::Columns`]`.pattern(a)`; for a sample pass the sampled pattern).
+    ///
+    /// # Errors
+    /// [`LocalityError::RowCountMismatch`] when the windows do not partition `a`'s rows,
+    /// [`LocalityError::TooLarge`] for more than `u32::MAX` windows.
+    pub fn build<T: Value>(
+        a: &CsrMatrix<T>,
+        windows: &Windows,
+        options: &GraphOptions,
+    ) -> Result<Self, LocalityError> {
+        Self::from_footprints(Footprints::new(a, windows, options.parallelism)?, options)
+    }
+
+    /// Builds the graph on given footprints.
+    ///
+    /// # Errors
+    /// [`LocalityError::TooLarge`] for more than `u32::MAX` windows.
+    pub fn from_footprints(
+        footprints: Footprints,
+        options: &GraphOptions,
+    ) -> Result<Self, LocalityError> {
+        let nw = footprints.len();
+        if nw > u32::MAX as usize {
+            return Err(LocalityError::TooLarge {
+                what: "windows",
+                value: nw as u64,
+                max: u32::MAX as u64,
+            });
+        }
+        let par = options.parallelism;
+        let index = ColumnIndex::new(&footprints, par);
+        let stride = options.neighbours.min(nw.saturating_sub(1));
+        let mut neighbours = vec![0u32; nw * stride];
+        let mut overlaps = vec![0u32; nw * stride];
+        let mut counts = vec![0u32; nw];
+        let ranges = balanced_ranges(footprints.offsets(), 8 * par.threads());
+        let search = CandidateSearch {
+            footprints: &footprints,
+            index: &index,
+            hub_limit: options.hub_limit,
+            rank: options.rank,
+            stride,
+            smallest: SmallestFootprints::new(&footprints),
+            scratch: Mutex::new(Vec::new()),
+        };
+        let items: Vec<_> = ranges
+            .iter()
+            .cloned()
+            .zip(split_mut_at(
+                &mut neighbours,
+                &range_bounds(&ranges, stride),
+            ))
+            .zip(split_mut_at(&mut overlaps, &range_bounds(&ranges, stride)))
+            .zip(split_mut_at(&mut counts, &range_bounds(&ranges, 1)))
+            .map(|(((range, n), o), c)| {
+                (
+                    range,
+                    ChunkOutput {
+                        neighbours: n,
+                        overlaps: o,
+                        counts: c,
+                    },
+                )
+            })
+            .collect();
+        let summaries = par.map(items, |(range, out)| search.run_chunk(range, out));
+        let summary = summaries
+            .into_iter()
+            .fold(Summary::default(), Summary::merge);
+        let bounded_columns = index.columns_over(options.hub_limit);
+        let mut graph = Self {
+            footprints,
+            stride,
+            neighbours,
+            overlaps,
+            counts,
+            bounded_columns,
+            bounded_windows: summary.bounded_windows,
+            lower_bound: 0,
+        };
+        graph.lower_bound = match nw {
+            0 | 1 => 0,
+            2 => graph.distance(0, 1),
+            _ => summary.path_bound(),
+        };
+        Ok(graph)
+    }
+
+    /// Number of windows (nodes).
+    pub fn len(&self) -> usize {
+        self.footprints.len()
+    }
+
+    /// True when there is no window.
+    pub fn is_empty(&self) -> bool {
+        self.footprints.is_empty()
+    }
+
+    /// The footprints.
+    pub fn footprints(&self) -> &Footprints {
+        &self.footprints
+    }
+
+    /// `n(g) = |F_g|`.
+    ///
+    /// # Panics
+    /// If `g >= len()` (a caller bug).
+    pub fn footprint_len(&self, g: usize) -> usize {
+        self.footprints.footprint_len(g)
+    }
+
+    /// Window `g`'s candidate neighbours and their overlaps `a(g,h)`, best first; the cost of edge
+    /// `(g, h)` is `n(g) + n(h) - 2a(g,h)`. Empty for a window that overlaps no other.
+    ///
+    /// # Panics
+    /// If `g >= len()` (a caller bug).
+    pub fn candidates(&self, g: usize) -> (&[u32], &[u32]) {
+        let k = self.counts[g] as usize;
+        let at = g * self.stride;
+        (&self.neighbours[at..at + k], &self.overlaps[at..at + k])
+    }
+
+    /// `d_w(g,h)`, exact, for any pair (a merge of the footprints, `O(n(g) + n(h))`).
+    ///
+    /// # Panics
+    /// If `g` or `h` is not a window (a caller bug).
+    pub fn distance(&self, g: usize, h: usize) -> u64 {
+        self.footprints.distance(g, h)
+    }
+
+    /// Columns held by more than `hub_limit` windows, whose pair enumeration was bounded.
+    pub fn bounded_columns(&self) -> usize {
+        self.bounded_columns
+    }
+
+    /// Windows whose footprint holds at least one bounded column (their candidates may miss
+    /// pairs).
+    pub fn bounded_windows(&self) -> usize {
+        self.bounded_windows
+    }
+
+    /// `D_w` in the current window order.
+    pub fn windowed_distance(&self, par: Parallelism) -> u64 {
+        self.footprints.windowed_distance(par)
+    }
+
+    /// `Σ_k d_w(order[k], order[k+1])`, see [`path_cost`].
+    ///
+    /// # Errors
+    /// [`LocalityError::InvalidWindowOrder`] when `order` is not a permutation of `0..len()`.
+    pub fn path_cost(&self, order: &[usize], par: Parallelism) -> Result<u64, LocalityError> {
+        self.footprints.path_cost(order, par)
+    }
+
+    /// A lower bound on the cost of every Hamiltonian path (SPEC section 4): half the sum over
+    /// windows of their two cheapest edge costs, less the two largest second-cheapest costs (the
+    /// path's ends), rounded up. Cheapest costs are exact over overlapping windows and bounded
+    /// below by `n(g) + min n(h)` for the others; a window touching a bounded column counts 0.
+    /// Exact (the only path's cost) for two windows, 0 for fewer.
+    pub fn path_lower_bound(&self) -> u64 {
+        self.lower_bound
+    }
+}
+
+/// `Σ_k d_w(order[k], order[k+1])` along a window order: `D_w` of the matrix reordered by
+/// [`Windows::row_order`]`(order)` (rows keep their order inside a window, so footprints do not
+/// change). Parallel on the current rayon pool.
+///
+/// # Errors
+/// [`LocalityError::InvalidWindowOrder`] when `order` is not a permutation of the windows.
+pub fn path_cost(graph: &WindowGraph, order: &[usize]) -> Result<u64, LocalityError> {
+    graph.path_cost(order, Parallelism::Rayon)
+}
+
+/// The three smallest footprints `(n(h), h)`, to bound the cost of non-overlapping pairs below.
+#[derive(Debug, Clone, Copy)]
+struct SmallestFootprints([(u64, usize); 3]);
+
+impl SmallestFootprints {
+    fn new(footprints: &Footprints) -> Self {
+        let mut best = [(u64::MAX, usize::MAX); 3];
+        for h in 0..footprints.len() {
+            let entry = (footprints.footprint_len(h) as u64, h);
+            if entry < best[2] {
+                best[2] = entry;
+                best.sort_unstable();
+            }
+        }
+        Self(best)
+    }
+
+    /// The two smallest `n(h)` over `h != g`.
+    fn two_excluding(&self, g: usize) -> [u64; 2] {
+        let mut others = self.0.iter().filter(|e| e.1 != g).map(|e| e.0);
+        [
+            others.next().unwrap_or(u64::MAX),
+            others.next().unwrap_or(u64::MAX),
+        ]
+    }
+}
+
+/// The per-window results of a chunk of consecutive windows.
+struct ChunkOutput<'a> {
+    neighbours: &'a mut [u32],
+    overlaps: &'a mut [u32],
+    counts: &'a mut [u32],
+}
+
+/// Per-thread workspace: the gathered index entries of a batch, the accumulators and the best
+/// candidates of the current window.
+struct Scratch {
+    batch: Batch,
+    hash: HashAccumulator,
+    /// Allocated on the first window whose work exceeds [`HASH_MAX_WORK`].
+    dense: Option<DenseAccumulator>,
+    best: TopK,
+}
+
+/// Windows searched together, so their index reads are issued back to back: random reads with
+/// no branch between them overlap in the memory system, where the same reads interleaved with
+/// the accumulator's branches wait one after the other (measured about 2x on a shuffled grid).
+const BATCH: usize = 32;
+
+/// The index entries of a batch of windows: spans of the index per window, and for light windows
+/// (work at most [`HASH_MAX_WORK`]) a contiguous copy of the entries.
+#[derive(Debug, Default)]
+struct Batch {
+    /// Ranges of [`ColumnIndex::entries`], window after window.
+    spans: Vec<Range<usize>>,
+    /// `spans_of[b]..spans_of[b+1]` are window `b`'s spans.
+    spans_of: Vec<usize>,
+    /// Whether window `b` met a bounded column.
+    bounded: Vec<bool>,
+    /// Copied entries of the light windows.
+    entries: Vec<u64>,
+    /// `entries_of[b]..entries_of[b+1]` are window `b`'s copies (empty for a heavy window).
+    entries_of: Vec<usize>,
+}
+
+/// Totals of a chunk: windows touching bounded columns and the path lower bound's terms.
+#[derive(Debug, Clone, Copy, Default)]
+struct Summary {
+    bounded_windows: usize,
+    /// `Σ_g (c1(g) + c2(g))`.
+    cheapest_sum: u128,
+    /// The two largest `c2(g)`.
+    largest_second: [u64; 2],
+}
+
+impl Summary {
+    fn add_window(&mut self, bounded: bool, cheapest: [u64; 2]) {
+        self.bounded_windows += bounded as usize;
+        self.cheapest_sum += cheapest[0] as u128 + cheapest[1] as u128;
+        self.push_second(cheapest[1]);
+    }
+
+    fn push_second(&mut self, c2: u64) {
+        if c2 > self.largest_second[1] {
+            self.largest_second[1] = c2;
+            if c2 > self.largest_second[0] {
+                self.largest_second.swap(0, 1);
+            }
+        }
+    }
+
+    fn merge(mut self, other: Summary) -> Summary {
+        self.bounded_windows += other.bounded_windows;
+        self.cheapest_sum += other.cheapest_sum;
+        other
+            .largest_second
+            .iter()
+            .for_each(|&c| self.push_second(c));
+        self
+    }
+
+    fn path_bound(&self) -> u64 {
+        let ends = self.largest_second[0] as u128 + self.largest_second[1] as u128;
+        (self.cheapest_sum.saturating_sub(ends)).div_ceil(2) as u64
+    }
+}
+
+/// Shared, read-only state of the candidate search, plus a pool of scratch workspaces.
+struct CandidateSearch<'a> {
+    footprints: &'a Footprints,
+    index: &'a ColumnIndex,
+    hub_limit: usize,
+    rank: CandidateRank,
+    stride: usize,
+    smallest: SmallestFootprints,
+    scratch: Mutex<Vec<Scratch>>,
+}
+
+impl CandidateSearch<'_> {
+    /// The job of one chunk of consecutive windows.
+    fn run_chunk(&self, range: Range<usize>, mut out: ChunkOutput<'_>) -> Summary {
+        let mut scratch = self.take_scratch();
+        let mut summary = Summary::default();
+        let mut first = range.start;
+        while first < range.end {
+            let batch = first..(first + BATCH).min(range.end);
+            self.gather(batch.clone(), &mut scratch.batch);
+            for (b, g) in batch.clone().enumerate() {
+                let bounded = scratch.batch.bounded[b];
+                let cheapest = self.rank_candidates(g, b, &mut scratch);
+                summary.add_window(bounded, cheapest);
+                if bounded {
+                    self.make_exact(g, &mut scratch.best);
+                }
+                self.write(g - range.start, &scratch.best, &mut out);
+            }
+            first = batch.end;
+        }
+        self.scratch
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(scratch);
+        summary
+    }
+
+    fn take_scratch(&self) -> Scratch {
+        let reused = self.scratch.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        reused.unwrap_or_else(|| Scratch {
+            batch: Batch::default(),
+            hash: HashAccumulator::default(),
+            dense: None,
+            best: TopK::new(self.stride),
+        })
+    }
+
+    /// Finds the index spans of every window of `windows` (bounding hub columns), then copies the
+    /// entries of the light ones.
+    fn gather(&self, windows: Range<usize>, batch: &mut Batch) {
+        let Batch {
+            spans,
+            spans_of,
+            bounded,
+            entries,
+            entries_of,
+        } = batch;
+        spans.clear();
+        spans_of.clear();
+        bounded.clear();
+        spans_of.push(0);
+        for g in windows {
+            let mut hub = false;
+            for &c in self.footprints.get(g) {
+                let mut span = self.index.span_of(c);
+                if span.len() > self.hub_limit {
+                    hub = true;
+                    span = self.nearest(span, g as u32);
+                }
+                spans.push(span);
+            }
+            spans_of.push(spans.len());
+            bounded.push(hub);
+        }
+        entries.clear();
+        entries_of.clear();
+        entries_of.push(0);
+        let all = self.index.entries();
+        for b in 0..bounded.len() {
+            let own = &spans[spans_of[b]..spans_of[b + 1]];
+            if own.iter().map(|s| s.len()).sum::<usize>() <= HASH_MAX_WORK {
+                for span in own {
+                    entries.extend_from_slice(&all[span.clone()]);
+                }
+            }
+            entries_of.push(entries.len());
+        }
+    }
+
+    /// Fills `scratch.best` with the best candidates of window `g` (number `b` of the gathered
+    /// batch) by (possibly partial) overlap; returns `g`'s two cheapest edge costs (a lower bound;
+    /// `[0, 0]` when `g` met a bounded column).
+    fn rank_candidates(&self, g: usize, b: usize, scratch: &mut Scratch) -> [u64; 2] {
+        let Scratch {
+            batch,
+            hash,
+            dense,
+            best,
+        } = scratch;
+        let spans = &batch.spans[batch.spans_of[b]..batch.spans_of[b + 1]];
+        let work: usize = spans.iter().map(|s| s.len()).sum();
+        let cheapest = if work <= HASH_MAX_WORK {
+            let copied = &batch.entries[batch.entries_of[b]..batch.entries_of[b + 1]];
+            hash.reset(work);
+            self.rank_with(g, std::iter::once(copied), hash, best)
+        } else {
+            let all = self.index.entries();
+            let dense = dense.get_or_insert_with(|| DenseAccumulator::new(self.footprints.len()));
+            self.rank_with(g, spans.iter().map(|s| &all[s.clone()]), dense, best)
+        };
+        if batch.bounded[b] {
+            [0, 0]
+        } else {
+            cheapest
+        }
+    }
+
+    /// Counts overlaps from `lists` (index entries) and offers every window to `best`; returns
+    /// the two cheapest edge costs seen, with `n(g) + min n(h)` standing for the windows not seen.
+    fn rank_with<'e>(
+        &self,
+        g: usize,
+        lists: impl Iterator<Item = &'e [u64]>,
+        acc: &mut impl Accumulator,
+        best: &mut TopK,
+    ) -> [u64; 2] {
+        for list in lists {
+            for &entry in list {
+                let h = entry_window(entry);
+                if h as usize != g {
+                    acc.add(h, entry_len(entry));
+                }
+            }
+        }
+        let n_g = self.footprints.footprint_len(g) as u64;
+        let [m1, m2] = self.smallest.two_excluding(g);
+        let mut cheapest = [n_g.saturating_add(m1), n_g.saturating_add(m2)];
+        best.clear();
+        acc.drain(|h, overlap, n_h| {
+            let cost = n_g + n_h as u64 - 2 * overlap as u64;
+            if cost < cheapest[1] {
+                cheapest = if cost < cheapest[0] {
+                    [cost, cheapest[0]]
+                } else {
+                    [cheapest[0], cost]
+                };
+            }
+            best.offer(self.rank.encode(h, overlap, cost));
+        });
+        cheapest
+    }
+
+    /// Writes the kept candidates of the chunk's window number `local`.
+    fn write(&self, local: usize, best: &TopK, out: &mut ChunkOutput<'_>) {
+        let at = local * self.stride;
+        for (k, &key) in best.keys.iter().enumerate() {
+            let (window, overlap) = self.rank.decode(key);
+            out.neighbours[at + k] = window;
+            out.overlaps[at + k] = overlap;
+        }
+        out.counts[local] = best.keys.len() as u32;
+    }
+
+    /// The part of the index span of a bounded column that window `g` pairs with.
+    fn nearest(&self, span: Range<usize>, g: u32) -> Range<usize> {
+        let near = nearest(&self.index.entries()[span.clone()], g, self.hub_limit);
+        span.start + near.start..span.start + near.end
+    }
+
+    /// Replaces the kept candidates' overlaps by exact ones (a merge each) and re-ranks them.
+    fn make_exact(&self, g: usize, best: &mut TopK) {
+        let f_g = self.footprints.get(g);
+        for key in best.keys.iter_mut() {
+            let (h, _) = self.rank.decode(*key);
+            let f_h = self.footprints.get(h as usize);
+            let overlap = intersection_len(f_g, f_h);
+            let cost = (f_g.len() + f_h.len() - 2 * overlap) as u64;
+            *key = self.rank.encode(h, overlap as u32, cost);
+        }
+        best.keys.sort_unstable();
+    }
+}
+
+impl CandidateRank {
+    /// A key whose order is the rank order (smaller is better), ties to the smaller window.
+    /// Costs are below `2^33` (at most twice `u32::MAX` columns), so they fit 64 bits.
+    fn encode(self, window: u32, overlap: u32, cost: u64) -> u128 {
+        let worse_overlap = (u32::MAX - overlap) as u128;
+        match self {
+            CandidateRank::Overlap => worse_overlap << 96 | (cost as u128) << 32 | window as u128,
+            CandidateRank::Cost => (cost as u128) << 64 | worse_overlap << 32 | window as u128,
+        }
+    }
+
+    /// `(window, overlap)` of a key made by [`Self::encode`].
+    fn decode(self, key: u128) -> (u32, u32) {
+        let worse_overlap = match self {
+            CandidateRank::Overlap => (key >> 96) as u32,
+            CandidateRank::Cost => (key >> 32) as u32,
+        };
+        (key as u32, u32::MAX - worse_overlap)
+    }
+}
+
+/// The `capacity` smallest keys offered since the last clear, sorted (insertion into a short
+/// sorted list: `O(capacity)` per accepted key, `O(1)` per rejected one).
+#[derive(Debug, Clone)]
+struct TopK {
+    capacity: usize,
+    keys: Vec<u128>,
+}
+
+impl TopK {
+    fn new(capacity: usize) -> Self {
+        Self {
+            capacity,
+            keys: Vec::with_capacity(capacity + 1),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.keys.clear();
+    }
+
+    fn offer(&mut self, key: u128) {
+        if self.keys.len() == self.capacity {
+            match self.keys.last() {
+                Some(&worst) if key < worst => {
+                    self.keys.pop();
+                }
+                _ => return,
+            }
+        }
+        let at = self.keys.partition_point(|&k| k < key);
+        self.keys.insert(at, key);
+    }
+}
+
+/// The positions of the `limit + 1` entries of the sorted `list` nearest to `g`'s position (`g` is
+/// in `list`), so `g` meets at most `limit` other windows.
+fn nearest(list: &[u64], g: u32, limit: usize) -> Range<usize> {
+    let at = list.partition_point(|&entry| entry_window(entry) < g);
+    let take = limit.saturating_add(1).min(list.len());
+    let start = at.saturating_sub(limit / 2).min(list.len() - take);
+    start..start + take
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests::spec_example;
+
+    #[test]
+    fn spec_worked_example_graph() {
+        let a = spec_example();
+        let g = WindowGraph::build(&a, &Windows::single_rows(4), &GraphOptions::default()).unwrap();
+        assert_eq!(g.len(), 4);
+        // Overlaps: a(0,1)=1, a(0,3)=2, a(1,3)=2, row 2 overlaps nothing.
+        assert_eq!(g.candidates(0), (&[3u32, 1][..], &[2u32, 1][..]));
+        assert_eq!(g.candidates(1), (&[3u32, 0][..], &[2u32, 1][..]));
+        assert_eq!(g.candidates(2), (&[][..], &[][..]));
+        assert_eq!(g.candidates(3), (&[0u32, 1][..], &[2u32, 2][..]));
+        assert_eq!(g.footprint_len(3), 3);
+        assert_eq!(g.distance(2, 3), 4);
+        assert_eq!(g.windowed_distance(Parallelism::Rayon), 9);
+        assert_eq!(path_cost(&g, &[0, 3, 1, 2]).unwrap(), 5);
+        assert_eq!(g.bounded_columns(), 0);
+        let two = WindowGraph::build(&a, &Windows::fixed(4, 2).unwrap(), &GraphOptions::default())
+            .unwrap();
+        assert_eq!(two.windowed_distance(Parallelism::Rayon), 1);
+        assert_eq!(two.path_lower_bound(), 1);
+        assert_eq!(two.candidates(0), (&[1u32][..], &[3u32][..]));
+    }
+
+    #[test]
+    fn nearest_takes_a_window_around_g() {
+        let list: Vec<u64> = (0..10).map(|x| (x * 2) << 32 | 5).collect();
+        let near = |g: u32, limit: usize| -> Vec<u32> {
+            list[nearest(&list, g, limit)]
+                .iter()
+                .map(|&e| entry_window(e))
+                .collect()
+        };
+        assert_eq!(near(8, 4), vec![4, 6, 8, 10, 12]);
+        assert_eq!(near(0, 4), vec![0, 2, 4, 6, 8]);
+        assert_eq!(near(18, 4), vec![10, 12, 14, 16, 18]);
+        assert_eq!(near(18, 0), vec![18]);
+        assert_eq!(near(6, 100).len(), 10);
+    }
+
+    #[test]
+    fn rank_keys_round_trip_and_order() {
+        for rank in [CandidateRank::Overlap, CandidateRank::Cost] {
+            let k = rank.encode(7, 3, 10);
+            assert_eq!(rank.decode(k), (7, 3));
+            assert!(rank.encode(7, 3, 10) < rank.encode(8, 3, 10));
+        }
+        let o = CandidateRank::Overlap;
+        assert!(o.encode(9, 4, 100) < o.encode(1, 3, 1));
+        assert!(o.encode(9, 4, 5) < o.encode(1, 4, 6));
+        let c = CandidateRank::Cost;
+        assert!(c.encode(9, 1, 5) < c.encode(1, 4, 6));
+        assert!(c.encode(9, 4, 5) < c.encode(1, 3, 5));
+        let mut top = TopK::new(3);
+        for key in [5u128, 1, 9, 3, 7, 2] {
+            top.offer(key);
+        }
+        assert_eq!(top.keys, vec![1, 2, 3]);
+        let mut none = TopK::new(0);
+        none.offer(1);
+        assert!(none.keys.is_empty());
+    }
+
+    #[test]
+    fn degenerate_graphs() {
+        let empty: CsrMatrix<()> = CsrMatrix::from_triplets(0, 0, vec![]).unwrap();
+        let g =
+            WindowGraph::build(&empty, &Windows::single_rows(0), &GraphOptions::default()).unwrap();
+        assert!(g.is_empty());
+        assert_eq!(g.path_lower_bound(), 0);
+        assert_eq!(g.path_cost(&[], Parallelism::Rayon).unwrap(), 0);
+        let one = CsrMatrix::from_triplets(1, 2, vec![(0, 1, 1.0)]).unwrap();
+        let g =
+            WindowGraph::build(&one, &Windows::single_rows(1), &GraphOptions::default()).unwrap();
+        assert_eq!(g.candidates(0).0.len(), 0);
+        assert_eq!(g.path_cost(&[0], Parallelism::Rayon).unwrap(), 0);
+        let blank: CsrMatrix<f64> = CsrMatrix::from_triplets(4, 4, vec![]).unwrap();
+        let g =
+            WindowGraph::build(&blank, &Windows::single_rows(4), &GraphOptions::default()).unwrap();
+        assert!((0..4).all(|w| g.candidates(w).0.is_empty() && g.footprint_len(w) == 0));
+        assert_eq!(g.path_lower_bound(), 0);
+        let none = GraphOptions::default().with_neighbours(0);
+        let g = WindowGraph::build(&spec_example(), &Windows::single_rows(4), &none).unwrap();
+        assert!((0..4).all(|w| g.candidates(w).0.is_empty()));
+    }
+
+    #[test]
+    fn heavy_windows_use_the_dense_accumulator() {
+        // Rows 0..100 hold columns 0..100 (work 100·100 > HASH_MAX_WORK per row); rows 100..150
+        // hold one column 200 + i % 5, shared by 10 rows each.
+        let dense_rows = (0..100).flat_map(|i| (0..100).map(move |j| (i, j, 1.0)));
+        let light_rows = (100..150).map(|i| (i, 200 + i % 5, 1.0));
+        let a = CsrMatrix::from_triplets(150, 205, dense_rows.chain(light_rows)).unwrap();
+        const { assert!(100 * 100 > HASH_MAX_WORK) };
+        let opts = GraphOptions::default()
+            .with_neighbours(3)
+            .with_hub_limit(usize::MAX);
+        let g = WindowGraph::build(&a, &Windows::single_rows(150), &opts).unwrap();
+        assert_eq!(
+            g.candidates(0),
+            (&[1u32, 2, 3][..], &[100u32, 100, 100][..])
+        );
+        assert_eq!(
+            g.candidates(57),
+            (&[0u32, 1, 2][..], &[100u32, 100, 100][..])
+        );
+        assert_eq!(
+            g.candidates(101),
+            (&[106u32, 111, 116][..], &[1u32, 1, 1][..])
+        );
+        let seq = WindowGraph::build(
+            &a,
+            &Windows::single_rows(150),
+            &opts.with_parallelism(Parallelism::Sequential),
+        )
+        .unwrap();
+        assert_eq!(seq, g);
+    }
+
+    #[test]
+    fn hub_columns_are_bounded_and_counted() {
+        // Column 0 is in every row (a hub); column 1 + i/10 groups rows by tens.
+        let n = 100;
+        let t: Vec<(usize, usize, f64)> = (0..n)
+            .flat_map(|i| [(i, 0, 1.0), (i, 1 + i / 10, 1.0)])
+            .collect();
+        let a = CsrMatrix::from_triplets(n, 11, t).unwrap();
+        let opts = GraphOptions::default()
+            .with_hub_limit(20)
+            .with_neighbours(4);
+        let g = WindowGraph::build(&a, &Windows::single_rows(n), &opts).unwrap();
+        assert_eq!(g.bounded_columns(), 1);
+        assert_eq!(g.bounded_windows(), n);
+        assert_eq!(g.path_lower_bound(), 0);
+        for w in 0..n {
+            let (h, o) = g.candidates(w);
+            assert_eq!(h.len(), 4);
+            // Exact overlaps, and the best ones (same group of ten: overlap 2) come first.
+            for (&h, &o) in h.iter().zip(o) {
+                assert_eq!(o as u64, (2 + 2 - g.distance(w, h as usize)) / 2);
+                assert_eq!(o, 2);
+                assert_eq!(h as usize / 10, w / 10);
+            }
+        }
+        // A hub limit of 0 skips every column.
+        let skip = GraphOptions::default().with_hub_limit(0);
+        let g = WindowGraph::build(&a, &Windows::single_rows(n), &skip).unwrap();
+        assert_eq!(g.bounded_columns(), 11);
+        assert!((0..n).all(|w| g.candidates(w).0.is_empty()));
+    }
+}
