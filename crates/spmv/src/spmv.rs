@@ -93,7 +93,11 @@ impl<'a> SpmvPlan<'a> {
             _ => Schedule::Static,
         };
         let carries = par.for_each_block_scheduled(chunks, schedule, |b, y_block| {
-            block_product(a, &blocks[b], x, y_block, checked)
+            if checked {
+                block_product::<true>(a, &blocks[b], x, y_block)
+            } else {
+                block_product::<false>(a, &blocks[b], x, y_block)
+            }
         });
         for (row, partial) in carries.into_iter().flatten() {
             y[row] += partial;
@@ -111,21 +115,21 @@ pub fn mul_vec(a: &CsrMatrix<f64>, x: &[f64], y: &mut [f64], kernel: Kernel, par
 
 /// The one body of every kernel: writes `y` for the block's rows (`y_block[r - rows.start]`) from
 /// the block's nonzeros, and returns the partial sum of the row it leaves unfinished (merge path
-/// only) as `(row, partial)`.
-fn block_product(
+/// only) as `(row, partial)`. `CHECKED` selects the bounds-checked row sum; it is a constant so
+/// that the choice is made once per block, not once per row.
+fn block_product<const CHECKED: bool>(
     a: &CsrMatrix<f64>,
     block: &Block,
     x: &[f64],
     y_block: &mut [f64],
-    checked: bool,
 ) -> Option<(usize, f64)> {
     let row_ptr = a.row_ptr();
     let dot = |range: std::ops::Range<usize>| {
         let (cols, vals) = (&a.col_idx()[range.clone()], &a.values()[range]);
-        if checked {
+        if CHECKED {
             dot_checked(cols, vals, x)
         } else {
-            // SAFETY: `checked` is false only when `SpmvPlan::new` verified every column index
+            // SAFETY: `CHECKED` is false only when `SpmvPlan::new` verified every column index
             // `< ncols`, and `run` asserted `x.len() == ncols`.
             unsafe { dot_unchecked(cols, vals, x) }
         }
@@ -140,6 +144,7 @@ fn block_product(
 }
 
 /// `Σ vals[j]·x[cols[j]]`, left to right, every `x` access bounds-checked.
+#[inline(always)]
 fn dot_checked(cols: &[u32], vals: &[f64], x: &[f64]) -> f64 {
     cols.iter()
         .zip(vals)
@@ -151,6 +156,7 @@ fn dot_checked(cols: &[u32], vals: &[f64], x: &[f64]) -> f64 {
 ///
 /// # Safety
 /// Every `cols[j] as usize < x.len()`.
+#[inline(always)]
 unsafe fn dot_unchecked(cols: &[u32], vals: &[f64], x: &[f64]) -> f64 {
     debug_assert!(cols.iter().all(|&c| (c as usize) < x.len()));
     cols.iter()
