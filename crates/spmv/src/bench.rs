@@ -132,6 +132,9 @@ pub struct KernelReport {
     pub best_gbytes_per_s: f64,
     /// `best_gbytes_per_s / triad_gbytes_per_s` (best against best, as STREAM reports).
     pub triad_share: Option<f64>,
+    /// `gbytes_per_s / triad median GB/s` (median against median; the triad repetitions are
+    /// interleaved with the SpMV samples, so this ratio is the steadiest on a shared machine).
+    pub median_triad_share: Option<f64>,
     /// `min_block_nnz / max_block_nnz` over the thread blocks (thesis table 2.4).
     pub load_balance: f64,
     /// Roofline point.
@@ -357,7 +360,9 @@ fn measure(
         measured.push((partitions, times, pages));
     }
     let stream = triad_arrays.map(|arrays| arrays.report(triad_times));
-    let triad_bw = stream.as_ref().map(|s| s.triad_gbytes_per_s);
+    let triad_bw = stream
+        .as_ref()
+        .map(|s| (s.triad_gbytes_per_s, s.median_gbytes_per_s));
     let mut per_matrix: Vec<Vec<KernelReport>> = vec![Vec::new(); matrices.len()];
     for (partitions, times, pages) in measured {
         for (m, ((samples, products), pages)) in times.into_iter().zip(pages).enumerate() {
@@ -383,7 +388,7 @@ fn measure(
                 placement: config.placement.to_string(),
                 bindings: team.bindings().to_vec(),
                 triad: stream.clone(),
-                triad_gbytes_per_s: triad_bw,
+                triad_gbytes_per_s: triad_bw.map(|t| t.0),
                 best_kernel: best.kernel,
                 median_s: best.median_s,
                 gflops: best.gflops,
@@ -510,9 +515,10 @@ fn kernel_report(
     partition: &crate::Partition,
     mut samples: Vec<f64>,
     products: usize,
-    triad_bw: Option<f64>,
+    triad_bw: Option<(f64, f64)>,
     pages: Vec<PageReport>,
 ) -> KernelReport {
+    let (triad_best, triad_median) = (triad_bw.map(|t| t.0), triad_bw.map(|t| t.1));
     samples.sort_by(f64::total_cmp);
     let (min, median, max) = (
         samples[0],
@@ -523,7 +529,7 @@ fn kernel_report(
     let best_gbytes = traffic / min / 1e9;
     let intensity = summary.flops / traffic;
     let attained = summary.flops / min / 1e9;
-    let roof = triad_bw.map(|bw| bw * intensity);
+    let roof = triad_best.map(|bw| bw * intensity);
     KernelReport {
         kernel: partition.kernel(),
         min_s: min,
@@ -533,7 +539,8 @@ fn kernel_report(
         gflops: summary.flops / median / 1e9,
         gbytes_per_s: traffic / median / 1e9,
         best_gbytes_per_s: best_gbytes,
-        triad_share: triad_bw.map(|bw| best_gbytes / bw),
+        triad_share: triad_best.map(|bw| best_gbytes / bw),
+        median_triad_share: triad_median.map(|bw| traffic / median / 1e9 / bw),
         load_balance: partition.load_balance(),
         roofline: Roofline {
             operational_intensity: intensity,
