@@ -7,6 +7,7 @@
 //! cargo bench --bench tsp -- rows FILE... [opts]        # row-distance instances (scripts/tsp_quality.py)
 //! cargo bench --bench tsp -- tsplib FILE... [opts]      # TSPLIB EUC_2D instances (as paths)
 //! opts: --k K  --kicks N  --time SECONDS  --seed S  --ls 2opt|lk  --no-chain  --tour array|two-level|auto
+//!       --construction greedy|nn|identity  --lk DEPTH:B1,B2,..
 //! ```
 //!
 //! A `rows` file holds the number of rows on its first line, then one line per row with its sorted
@@ -21,8 +22,8 @@ use std::time::{Duration, Instant};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use spmv_reorder_tsp::{
-    path_cost, solve_path, CandidateLists, CostOracle, LocalSearch, PathSolution, SolverOptions,
-    TourKind,
+    path_cost, solve_path, CandidateLists, Construction, CostOracle, LocalSearch, PathSolution,
+    SolverOptions, TourKind,
 };
 
 /// Largest column population scanned when building row candidates (dense columns say little).
@@ -245,6 +246,26 @@ fn parse(args: &[String]) -> Result<Opts, String> {
                     other => return Err(format!("unknown tour {other}")),
                 }
             }
+            "--construction" => {
+                opts.solver.construction = match value(&mut it, "--construction")?.as_str() {
+                    "greedy" => Construction::Greedy,
+                    "nn" => Construction::NearestNeighbour,
+                    "identity" => Construction::Identity,
+                    other => return Err(format!("unknown construction {other}")),
+                }
+            }
+            "--lk" => {
+                // depth:breadth,breadth,...
+                let spec = value(&mut it, "--lk")?;
+                let (depth, breadth) = spec.split_once(':').unwrap_or((&spec, "1"));
+                opts.solver.local_search = LocalSearch::LinKernighan {
+                    depth: num(depth.to_string())? as usize,
+                    breadth: breadth
+                        .split(',')
+                        .map(|b| num(b.to_string()).map(|b| b as usize))
+                        .collect::<Result<_, _>>()?,
+                };
+            }
             "--bench" => {}
             file => opts.files.push(file.to_string()),
         }
@@ -252,8 +273,27 @@ fn parse(args: &[String]) -> Result<Opts, String> {
     Ok(opts)
 }
 
+/// CPU seconds (user + system) of this process, from `/proc/self/stat` (0 where unavailable): the
+/// machine is shared, so wall-clock figures alone overstate the solver's cost.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after_name = stat.rsplit(')').next().unwrap_or("");
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // Fields 14 and 15 of the man page (utime, stime) are at 11 and 12 after the name.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
 fn solve(cands: &CandidateLists, oracle: &impl CostOracle, opts: &SolverOptions) -> PathSolution {
-    solve_path(cands, oracle, opts, &mut |_| {}).expect("solver input is valid")
+    let cpu = cpu_seconds();
+    let sol = solve_path(cands, oracle, opts, &mut |_| {}).expect("solver input is valid");
+    println!("solve_cpu_s={:.2}", cpu_seconds() - cpu);
+    sol
 }
 
 fn print_solution(name: &str, n: usize, sol: &PathSolution, total_s: f64) {
@@ -261,7 +301,7 @@ fn print_solution(name: &str, n: usize, sol: &PathSolution, total_s: f64) {
     println!(
         "{name} n={n} cost={} bound={} gap={:.4} initial={} after_2opt={} after_ls={} \
          kicks={} improving_kicks={} construction_s={:.3} two_opt_s={:.3} local_search_s={:.3} \
-         kicks_s={:.3} total_s={total_s:.3}",
+         kicks_s={:.3} local_optimum={} total_s={total_s:.3}",
         sol.cost,
         sol.lower_bound,
         sol.gap(),
@@ -274,6 +314,7 @@ fn print_solution(name: &str, n: usize, sol: &PathSolution, total_s: f64) {
         s.two_opt_s,
         s.local_search_s,
         s.kicks_s,
+        s.reached_local_optimum,
     );
 }
 
@@ -382,9 +423,10 @@ fn run_poisson(m: usize, opts: &Opts) {
     let (rows, perm) = shuffled_poisson_rows(m, 7);
     let inst = RowInstance::from_rows(&rows);
     let gen_s = t.elapsed().as_secs_f64();
-    let t = Instant::now();
+    let (t, cpu) = (Instant::now(), cpu_seconds());
     let cands = inst.candidates(opts.k.unwrap_or(8));
     let cands_s = t.elapsed().as_secs_f64();
+    println!("candidates_cpu_s={:.2}", cpu_seconds() - cpu);
     let n = inst.len();
     // Grid order: the rows `perm[0], perm[1], …`.
     let natural_cost = path_cost(&perm, &inst);
@@ -393,9 +435,11 @@ fn run_poisson(m: usize, opts: &Opts) {
         "poisson{m} n={n} generate_s={gen_s:.3} candidates_s={cands_s:.3} natural_order_cost={natural_cost} \
          shuffled_cost={shuffled_cost}"
     );
+    // The 2-opt + Or-opt descent runs to its local optimum (no time limit).
     let two_opt = SolverOptions {
         local_search: LocalSearch::TwoOptOrOpt,
         chained: false,
+        time_limit: None,
         ..opts.solver.clone()
     };
     let t = Instant::now();

@@ -13,6 +13,7 @@ Usage (throwaway venv; tests never need Python):
         [-- extra options for the Rust solver, e.g. --kicks 20000 --time 10]
 """
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -81,30 +82,44 @@ def main():
     ap.add_argument("--matrices", default=DEFAULT_MATRICES)
     ap.add_argument("--runs", type=int, default=1, help="LKH runs")
     ap.add_argument("--no-uniform", action="store_true")
+    ap.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "tsp_quality_lkh.json"),
+                    help="LKH results are cached here (keyed by matrix and runs)")
     ap.add_argument("rust", nargs="*", help="extra options for the Rust solver")
     opts = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="tsp_quality_")
     names = [m for m in opts.matrices.split(",") if m]
     lkh = {}
     files = []
-    print(f"{'matrix':<12} {'n':>6} {'LKH-3':>9} {'ours':>9} {'ratio':>7} {'bound':>9} {'lkh_s':>7} {'ours_s':>7}")
+    cache = json.load(open(opts.cache)) if os.path.exists(opts.cache) else {}
+    print(f"{'matrix':<12} {'n':>6} {'LKH-3':>9} {'ours':>9} {'ratio':>7} {'bound':>9} {'lkh_s':>7} {'ours_s':>7} {'our_cpu':>7}")
     for name in names:
         pattern = row_sets(name)
-        d = distance_matrix(pattern)
-        t = time.time()
-        lkh[name] = (pattern.shape[0], lkh_path_cost(d, opts.runs), time.time() - t)
+        key = f"{name}/runs={opts.runs}"
+        if key not in cache:
+            d = distance_matrix(pattern)
+            t = time.time()
+            cache[key] = (pattern.shape[0], lkh_path_cost(d, opts.runs), time.time() - t)
+            with open(opts.cache, "w") as f:
+                json.dump(cache, f)
+        lkh[name] = tuple(cache[key])
         path = os.path.join(tmp, name + ".rows")
         write_rows(pattern, path)
         files.append(path)
     ratios = []
+    cpu = 0.0
     for line in run_bench(["rows"] + files + opts.rust):
         f = fields(line)
+        if "solve_cpu_s" in f:
+            cpu = float(f["solve_cpu_s"])
+            continue
+        if "cost" not in f:
+            continue
         name = line.split()[0]
         n, ref, lkh_s = lkh[name]
         ours = int(f["cost"])
         ratio = ours / ref if ref else 1.0
         ratios.append(ratio)
-        print(f"{name:<12} {n:>6} {ref:>9} {ours:>9} {ratio:>7.4f} {f['bound']:>9} {lkh_s:>7.2f} {float(f['total_s']):>7.2f}")
+        print(f"{name:<12} {n:>6} {ref:>9} {ours:>9} {ratio:>7.4f} {f['bound']:>9} {lkh_s:>7.2f} {float(f['total_s']):>7.2f} {cpu:>7.2f}")
     if ratios:
         print(f"row-distance: mean ratio ours/LKH = {sum(ratios) / len(ratios):.4f}, max = {max(ratios):.4f}"
               f" (targets: mean <= 1.01, each <= 1.03)")

@@ -6,5 +6,10 @@
 pub use spmv_reorder_gen as gen;
 pub use spmv_reorder_locality as locality;
 pub use spmv_reorder_mtx as mtx;
+pub use spmv_reorder_peers as peers;
+pub use spmv_reorder_plot as plot;
 pub use spmv_reorder_reorder as reorder;
+pub use spmv_reorder_sampling as sampling;
 pub use spmv_reorder_sparse as sparse;
+pub use spmv_reorder_spmv as spmv;
+pub use spmv_reorder_tsp as tsp;

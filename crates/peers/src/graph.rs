@@ -236,6 +236,30 @@ mod tests {
         }
     }
 
+    /// The large-matrix (parallel) path against a naive set union, in pools of 1 and 2 threads.
+    #[test]
+    fn large_unsymmetric_graph_matches_naive_union_on_any_thread_count() {
+        let n = 60_000;
+        let a = crate::testutil::banded_random(n, 64, 7);
+        assert!(a.nnz() >= PARALLEL_MIN_NNZ);
+        let at = a.transpose();
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let g = pool.install(|| Graph::symmetrised(&a));
+            assert!(g.transpose.is_some());
+            for v in (0..n).step_by(97) {
+                let mut naive: Vec<u32> = a.row(v).0.iter().chain(at.row(v).0).copied().collect();
+                naive.sort_unstable();
+                naive.dedup();
+                naive.retain(|&u| u as usize != v);
+                assert_eq!(neighbour_set(&g, v), naive, "node {v}, {threads} threads");
+            }
+        }
+    }
+
     #[test]
     fn union_sizes() {
         assert_eq!(union_size(&[1, 3, 5], &[2, 3, 6], 99), 5);

@@ -49,7 +49,8 @@
 //!   `scripts/compare_rcm.py`).
 //! - **Gorder's hub columns are skipped** when propagating scores (threshold
 //!   [`default_hub_threshold`] `= max(256, ⌈√n⌉)` unless set), so power-law matrices cost
-//!   `O(nnz·T)`, not `O(Σ_c |c|²)`; the unit heap gives `O(1)` score updates as in the paper.
+//!   `O(nnz·T)`, not `O(Σ_c |c|²)`; a bucket queue (the paper's unit heap, fed one summed change
+//!   per row and step) gives `O(1)` score updates.
 //! - **Determinism**: every tie is broken by index and the random order is a seeded xoshiro256++
 //!   shuffle, so the same input gives the same permutation on every run and thread count.
 //! - **Parallelism where it pays**: graph symmetrisation and degree sorting use rayon; the RCM and
@@ -59,6 +60,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod bucket_queue;
 mod degree;
 mod envelope;
 mod error;
@@ -69,7 +71,6 @@ mod random;
 mod rcm;
 #[cfg(test)]
 mod testutil;
-mod unit_heap;
 
 pub use degree::{rows_by_degree, DegreeOrder};
 pub use envelope::{bandwidth, profile};

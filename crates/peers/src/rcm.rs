@@ -197,6 +197,22 @@ mod tests {
     }
 
     #[test]
+    fn same_order_on_one_and_two_threads_for_a_large_unsymmetric_matrix() {
+        // Large enough for the parallel graph passes.
+        let a = crate::testutil::banded_random(60_000, 64, 3);
+        let run = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| reverse_cuthill_mckee(&a, RcmStart::default()).unwrap())
+        };
+        let p = run(1);
+        assert_eq!(p, run(2));
+        assert!(bandwidth_after(&a, &p) <= 2 * 64);
+    }
+
+    #[test]
     fn empty_matrices() {
         for (m, n) in [(0, 0), (0, 3), (3, 0), (4, 4)] {
             let a: CsrMatrix<()> = CsrMatrix::from_triplets(m, n, vec![]).unwrap();

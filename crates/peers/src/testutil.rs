@@ -49,3 +49,20 @@ pub(crate) fn distance_sum_after<T: Value>(a: &CsrMatrix<T>, p: &Permutation) ->
         })
         .sum()
 }
+
+/// An unsymmetric banded `n x n` pattern: 4 random columns per row in `i..i+width` (clamped to the
+/// last column), plus half the diagonal; about `4.5 n` entries, bandwidth below `width`.
+pub(crate) fn banded_random(n: usize, width: usize, seed: u64) -> CsrMatrix<()> {
+    let mut s = seed;
+    let mut next = move || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (s >> 33) as usize
+    };
+    let t: Vec<(usize, usize, ())> = (0..4 * n)
+        .map(|k| (k / 4, (k / 4 + next() % width).min(n - 1), ()))
+        .chain((0..n / 2).map(|i| (i, i, ())))
+        .collect();
+    CsrMatrix::from_triplets(n, n, t).unwrap()
+}

@@ -3,10 +3,8 @@
 //! speedup") and a legend. Plain SVG 1.1, generic font families only, so no font files are needed.
 //! Cost: `O(categories · series)`. Called by [`crate::bar_chart_svg`].
 
-use crate::atomic::write_atomically;
 use crate::PlotError;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::Path;
 
 /// Fill colours of the series, cycled (Okabe-Ito, readable with colour-vision deficiencies).
@@ -80,10 +78,11 @@ pub fn bar_chart_svg_string(
     Ok(svg)
 }
 
-/// Writes [`bar_chart_svg_string`]'s chart to `path`, atomically.
+/// Writes [`bar_chart_svg_string`]'s chart to `path`, atomically (a temporary file in the same
+/// directory renamed over `path`; `-` writes to stdout).
 ///
 /// # Errors
-/// As [`bar_chart_svg_string`], and [`PlotError::Io`] when writing fails.
+/// As [`bar_chart_svg_string`], and [`PlotError::Output`] when writing fails.
 pub fn bar_chart_svg(
     title: &str,
     categories: &[String],
@@ -93,13 +92,8 @@ pub fn bar_chart_svg(
     options: &BarChartOptions,
 ) -> Result<(), PlotError> {
     let svg = bar_chart_svg_string(title, categories, series, y_label, options)?;
-    write_atomically(path, |out| {
-        out.write_all(svg.as_bytes())
-            .map_err(|source| PlotError::Io {
-                path: path.to_path_buf(),
-                source,
-            })
-    })
+    spmv_reorder_mtx::write_atomically(path, |out| out.write_all(svg.as_bytes()))?;
+    Ok(())
 }
 
 fn check_series(

@@ -1,25 +1,22 @@
 //! The one error type of this crate.
 
-use std::path::PathBuf;
+use spmv_reorder_mtx::MtxError;
 
 /// Errors from drawing or writing a picture.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PlotError {
-    /// Creating, writing or renaming the output file failed.
-    #[error("cannot write {path}: {source}")]
-    Io {
-        /// The output path.
-        path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
-    },
-    /// The PNG encoder failed.
-    #[error("cannot encode PNG {path}: {source}")]
+    /// Creating, writing or renaming the output file failed (the error names the path).
+    #[error(transparent)]
+    Output(#[from] MtxError),
+    /// The PNG encoder refused the image.
+    #[error("cannot encode a {width} x {height} PNG: {source}")]
     Png {
-        /// The output path.
-        path: PathBuf,
-        /// The underlying error.
+        /// Image width.
+        width: u32,
+        /// Image height.
+        height: u32,
+        /// The encoder's error.
         source: png::EncodingError,
     },
     /// A spy plot needs room for a frame and at least one pixel inside it.

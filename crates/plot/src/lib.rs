@@ -5,7 +5,8 @@
 //! - [`bar_chart_svg`] (and [`bar_chart_svg_string`]) draws a grouped bar chart as SVG text, e.g. the
 //!   SpMV speedup per matrix per ordering, with a reference line at 1.0 ([`BarChartOptions`]).
 //!
-//! Both write atomically: a temporary file in the target's directory, renamed over the target.
+//! Both write atomically through [`spmv_reorder_mtx::write_atomically`]: a temporary file in the
+//! target's directory, renamed over the target (keeping its permissions; `-` writes to stdout).
 //!
 //! ```
 //! use spmv_reorder_plot::{bar_chart_svg_string, spy_image, BarChartOptions, SpyOptions};
@@ -48,7 +49,6 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-mod atomic;
 mod bar_chart;
 mod error;
 mod spy;

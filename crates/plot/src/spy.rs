@@ -8,7 +8,6 @@
 //! block counts in parallel over bands of rows (each band owns its slice of the count grid).
 //! Called by [`crate::spy_png`] (the CLI's `--spy`).
 
-use crate::atomic::write_atomically;
 use crate::PlotError;
 use rayon::prelude::*;
 use spmv_reorder_sparse::{CsrMatrix, Value};
@@ -69,6 +68,26 @@ impl GrayImage {
         assert!(x < self.width && y < self.height, "pixel outside the image");
         self.pixels[y as usize * self.width as usize + x as usize]
     }
+
+    /// The image encoded as an 8-bit grayscale PNG file.
+    ///
+    /// # Errors
+    /// [`PlotError::Png`] when the encoder refuses the image.
+    pub fn to_png(&self) -> Result<Vec<u8>, PlotError> {
+        let png_error = |source| PlotError::Png {
+            width: self.width,
+            height: self.height,
+            source,
+        };
+        let mut bytes = Vec::new();
+        let mut encoder = png::Encoder::new(&mut bytes, self.width, self.height);
+        encoder.set_color(png::ColorType::Grayscale);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header().map_err(png_error)?;
+        writer.write_image_data(&self.pixels).map_err(png_error)?;
+        writer.finish().map_err(png_error)?;
+        Ok(bytes)
+    }
 }
 
 /// Draws the spy plot of `pattern` (values are ignored) in memory.
@@ -108,28 +127,20 @@ pub fn spy_image<T: Value>(
     })
 }
 
-/// Draws the spy plot of `pattern` and writes it to `path` as a PNG, atomically.
+/// Draws the spy plot of `pattern` and writes it to `path` as a PNG, atomically (a temporary file
+/// in the same directory renamed over `path`; `-` writes to stdout).
 ///
 /// # Errors
-/// [`PlotError::InvalidSize`] for a bad size, [`PlotError::Io`] or [`PlotError::Png`] when writing fails.
+/// [`PlotError::InvalidSize`] for a bad size, [`PlotError::Png`] when encoding fails,
+/// [`PlotError::Output`] when writing fails.
 pub fn spy_png<T: Value>(
     pattern: &CsrMatrix<T>,
     path: &Path,
     options: &SpyOptions,
 ) -> Result<(), PlotError> {
-    let image = spy_image(pattern, options)?;
-    write_atomically(path, |out| {
-        let mut encoder = png::Encoder::new(out, image.width, image.height);
-        encoder.set_color(png::ColorType::Grayscale);
-        encoder.set_depth(png::BitDepth::Eight);
-        let png_error = |source| PlotError::Png {
-            path: path.to_path_buf(),
-            source,
-        };
-        let mut writer = encoder.write_header().map_err(png_error)?;
-        writer.write_image_data(&image.pixels).map_err(png_error)?;
-        writer.finish().map_err(png_error)
-    })
+    let png = spy_image(pattern, options)?.to_png()?;
+    spmv_reorder_mtx::write_atomically(path, |out| out.write_all(&png))?;
+    Ok(())
 }
 
 /// The inner (frameless) width and height for an `m x n` matrix with `long` pixels on the long side.
@@ -280,6 +291,15 @@ mod tests {
             assert!(img.pixel(2, 2) > 0 && img.pixel(2, 2) < 255);
             assert_eq!(img.pixel(2, 1), 255);
         }
+    }
+
+    #[test]
+    fn unwritable_path_is_an_output_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("no/such/dir/spy.png");
+        let e = spy_png(&identity(3), &path, &SpyOptions::default()).unwrap_err();
+        assert!(matches!(e, PlotError::Output(_)), "{e}");
+        assert!(e.to_string().contains("spy.png"), "{e}");
     }
 
     #[test]

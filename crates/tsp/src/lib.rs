@@ -34,8 +34,12 @@
 //! - **All moves are flips.** 2-opt, Or-opt (up to three flips), LK steps and kicks (three flips) use only
 //!   [`tour::Tour::flip`], so the tour representation is replaceable and a [`tour::Journal`] can undo a
 //!   rejected kick exactly, in time proportional to the work done since the kick.
-//! - **Array tour with shorter-side reversal** ([`tour::ArrayTour`]): a flip costs at most `n/2` swaps
-//!   and, after greedy construction, far less on typical instances.
+//! - **Two tour representations behind one trait.** [`tour::ArrayTour`] (position index, reversal of the
+//!   shorter side, up to `n/2` swaps per flip) is fastest on small instances; [`tour::TwoLevelTour`]
+//!   (Fredman et al.'s two-level doubly-linked list, O(√n) per flip) takes over from
+//!   [`TWO_LEVEL_MIN_NODES`] nodes ([`TourKind`]). Both make identical moves, so results do not depend
+//!   on the choice; on 10k uniform points with 10k kicks the two-level list needed 2.6 s of CPU against
+//!   7.3 s for the array.
 //! - **Greedy start.** Greedy matching gives the best starts for 2-opt and LK (Johnson & McGeoch);
 //!   leftover fragments are chained through a bounded oracle scan, so no stage is quadratic.
 //! - **LK as in linkern.** Moves are sequences of 2-opt flips from a fixed `t1` with a look-ahead order

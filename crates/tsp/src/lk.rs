@@ -82,7 +82,9 @@ impl LinKernighan {
         out.clear();
         let end_succ = dir.succ(tour, end);
         for (t3, added) in ctx.neighbours.of(end) {
-            if gain - added <= 0 {
+            // Gain criterion, with Lin & Kernighan's stopping rule: the partial gain must beat the best
+            // closed gain found so far.
+            if gain - added <= self.best_gain {
                 break;
             }
             if t3 == t1 || t3 == end_succ || self.removed.contains(&edge(end, t3)) {

@@ -63,10 +63,13 @@ pub enum TourKind {
 /// `cargo bench --bench tsp -- uniform N --tour array|two-level`).
 pub const TWO_LEVEL_MIN_NODES: usize = 5_000;
 
-/// Default LK depth (linkern's default maximum depth is 50).
-pub const DEFAULT_DEPTH: usize = 50;
-/// Default LK breadth per level.
-pub const DEFAULT_BREADTH: [usize; 3] = [5, 3, 2];
+/// Default LK depth. linkern allows 50, but on row-distance instances, whose integer costs tie
+/// everywhere, chains rarely lose gain and run to the limit: on the shuffled 12³ Poisson grid, 2000 kicks
+/// took 2.7 s of CPU with depth 6 against 6.5 s with depth 10 and over 100 s with depth 50, for the same
+/// final cost; on 5000 uniform points the results agreed within 0.1%.
+pub const DEFAULT_DEPTH: usize = 6;
+/// Default LK breadth per level (alternatives tried with backtracking at levels 1 and 2).
+pub const DEFAULT_BREADTH: [usize; 2] = [5, 3];
 /// Default span of a kick (nodes covered by the two moved stretches).
 pub const DEFAULT_KICK_SPAN: usize = 50;
 

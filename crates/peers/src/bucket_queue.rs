@@ -1,19 +1,21 @@
-//! A max-priority queue over node ids whose keys only move by ±1: Gorder's *unit heap*.
+//! A max-priority queue over node ids with integer keys in `0..=max`: Gorder's *unit heap*,
+//! generalised to steps larger than one.
 //!
-//! Wei, Yu, Lu, Lin, "Speedup Graph Processing by Graph Ordering", SIGMOD 2016, section 4.2. One
-//! doubly-linked bucket per key value; a node moves to the neighbouring bucket in `O(1)` on an
-//! increment or decrement. `pop_max` walks the top pointer down over empty buckets; the pointer
-//! only rises by one per increment, so that walk is amortised `O(1)` per update. Called by
-//! [`crate::gorder`].
+//! Wei, Yu, Lu, Lin, "Speedup Graph Processing by Graph Ordering", SIGMOD 2016, section 4.2: one
+//! doubly-linked bucket per key value, so changing a node's key moves it between two buckets in
+//! `O(1)`. The paper moves a node by ±1 per update; [`crate::gorder`] first sums the updates of one
+//! step per node and moves each node once, which saves most of the list surgery when rows share many
+//! columns. `pop_positive_max` walks the top pointer down over empty buckets; the pointer only rises
+//! by as much as keys rise, so that walk is amortised over the updates.
 
 const NIL: u32 = u32::MAX;
 
 /// Buckets of nodes by integer key.
 ///
 /// # Invariants
-/// A node is *present* until [`UnitHeap::remove`]d; each present node is in exactly the bucket of its
-/// key; `top` is at least the largest key of a present node.
-pub(crate) struct UnitHeap {
+/// A node is *present* until [`BucketQueue::remove`]d; each present node is in exactly the bucket
+/// of its key; `top` is at least the largest key of a present node.
+pub(crate) struct BucketQueue {
     key: Vec<u32>,
     prev: Vec<u32>,
     next: Vec<u32>,
@@ -22,10 +24,10 @@ pub(crate) struct UnitHeap {
     top: usize,
 }
 
-impl UnitHeap {
+impl BucketQueue {
     /// All of `0..n` present with key 0.
     pub(crate) fn new(n: usize) -> Self {
-        let mut heap = Self {
+        let mut queue = Self {
             key: vec![0; n],
             prev: vec![NIL; n],
             next: vec![NIL; n],
@@ -34,42 +36,35 @@ impl UnitHeap {
             top: 0,
         };
         for v in (0..n).rev() {
-            heap.link(v);
+            queue.link(v);
         }
-        heap
+        queue
     }
 
     /// True while `v` has not been removed.
+    #[inline]
     pub(crate) fn contains(&self, v: usize) -> bool {
         self.present[v]
     }
 
-    /// Raises the key of a present node by one; ignores removed nodes.
-    pub(crate) fn increment(&mut self, v: usize) {
-        if !self.present[v] {
-            return;
-        }
-        self.unlink(v);
-        self.key[v] += 1;
-        let k = self.key[v] as usize;
-        if k == self.head.len() {
-            self.head.push(NIL);
-        }
-        self.top = self.top.max(k);
-        self.link(v);
-    }
-
-    /// Lowers the key of a present node by one; ignores removed nodes.
+    /// Adds `delta` to the key of a present node; ignores removed nodes.
     ///
     /// # Panics
-    /// If the key is already 0 (a caller bug: every decrement undoes an earlier increment).
-    pub(crate) fn decrement(&mut self, v: usize) {
-        if !self.present[v] {
+    /// If the key would become negative (a caller bug: every decrease undoes an earlier increase).
+    pub(crate) fn adjust(&mut self, v: usize, delta: i64) {
+        if !self.present[v] || delta == 0 {
             return;
         }
-        assert!(self.key[v] > 0, "unit heap key underflow");
+        let key = i64::from(self.key[v]) + delta;
+        assert!(key >= 0, "bucket queue key underflow");
+        let key = u32::try_from(key).expect("key fits u32: it counts shared columns");
         self.unlink(v);
-        self.key[v] -= 1;
+        self.key[v] = key;
+        let k = key as usize;
+        if k >= self.head.len() {
+            self.head.resize(k + 1, NIL);
+        }
+        self.top = self.top.max(k);
         self.link(v);
     }
 
@@ -126,47 +121,48 @@ mod tests {
 
     #[test]
     fn pops_largest_key_and_only_positive_ones() {
-        let mut h = UnitHeap::new(4);
-        assert_eq!(h.pop_positive_max(), None);
-        h.increment(2);
-        h.increment(2);
-        h.increment(1);
-        h.increment(3);
-        h.decrement(3);
-        assert_eq!(h.pop_positive_max(), Some(2));
-        assert!(!h.contains(2));
-        h.increment(2); // removed: ignored
-        assert_eq!(h.pop_positive_max(), Some(1));
-        assert_eq!(h.pop_positive_max(), None);
-        h.remove(0);
-        h.remove(3);
-        assert_eq!(h.pop_positive_max(), None);
+        let mut q = BucketQueue::new(4);
+        assert_eq!(q.pop_positive_max(), None);
+        q.adjust(2, 2);
+        q.adjust(1, 1);
+        q.adjust(3, 5);
+        q.adjust(3, -5);
+        assert_eq!(q.pop_positive_max(), Some(2));
+        assert!(!q.contains(2));
+        q.adjust(2, 7); // removed: ignored
+        assert_eq!(q.pop_positive_max(), Some(1));
+        assert_eq!(q.pop_positive_max(), None);
+        q.remove(0);
+        q.remove(3);
+        assert_eq!(q.pop_positive_max(), None);
     }
 
     #[test]
     fn matches_a_naive_max_under_random_updates() {
         let n = 30;
-        let mut h = UnitHeap::new(n);
-        let mut keys = vec![0u32; n];
+        let mut q = BucketQueue::new(n);
+        let mut keys = vec![0i64; n];
         let mut alive = vec![true; n];
         let mut s = 12345u64;
-        for _ in 0..3000 {
+        for _ in 0..5000 {
             s = s
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             let v = (s >> 33) as usize % n;
+            let step = ((s >> 40) % 4) as i64 + 1;
             match (s >> 20) % 5 {
                 0 | 1 => {
-                    h.increment(v);
-                    keys[v] += alive[v] as u32;
+                    q.adjust(v, step);
+                    keys[v] += step * i64::from(alive[v]);
                 }
-                2 if keys[v] > 0 && alive[v] => {
-                    h.decrement(v);
-                    keys[v] -= 1;
+                2 if alive[v] => {
+                    let down = step.min(keys[v]);
+                    q.adjust(v, -down);
+                    keys[v] -= down;
                 }
                 3 => {
                     let best = (0..n).filter(|&u| alive[u]).map(|u| keys[u]).max();
-                    match h.pop_positive_max() {
+                    match q.pop_positive_max() {
                         Some(u) => {
                             assert_eq!(Some(keys[u]), best);
                             alive[u] = false;
