@@ -14,7 +14,7 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use spmv_reorder_sparse::CsrMatrix;
 use spmv_reorder_spmv::bench::BenchConfig;
 use spmv_reorder_spmv::stream::StreamConfig;
-use spmv_reorder_spmv::{Kernel, Par, Pinning, SpmvPlan, ThreadTeam, Topology};
+use spmv_reorder_spmv::{Dispatch, Kernel, Par, Pinning, SpmvPlan, ThreadTeam, Topology};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -80,6 +80,25 @@ fn parallel_threads(topology: &Topology) -> usize {
 fn criterion_mode(c: &mut Criterion) {
     let topology = Topology::this_system().expect("topology");
     let threads = parallel_threads(&topology);
+    {
+        let a = tiny();
+        let x = vec![1.0; a.ncols()];
+        let mut y = vec![0.0; a.nrows()];
+        let mut group = c.benchmark_group("spmv/tiny64");
+        group.throughput(Throughput::Elements(a.nnz() as u64));
+        for (name, dispatch) in [
+            ("dispatch-spin", Dispatch::Spin),
+            ("dispatch-rayon", Dispatch::Rayon),
+        ] {
+            let team = ThreadTeam::with_dispatch(&topology, threads, &Pinning::Scatter, dispatch)
+                .expect("team");
+            let plan = SpmvPlan::new(&a, Kernel::NnzBalanced, threads);
+            group.bench_function(BenchmarkId::new(name, threads), |b| {
+                b.iter(|| plan.mul_vec(&x, &mut y, Par::Team(&team)))
+            });
+        }
+        group.finish();
+    }
     let team1 = ThreadTeam::new(&topology, 1, &Pinning::Compact).expect("team");
     let team_n = ThreadTeam::new(&topology, threads, &Pinning::Scatter).expect("team");
     for (name, a) in matrices() {
@@ -117,7 +136,7 @@ fn best_times(fs: &mut [&mut dyn FnMut()], reps: usize) -> Vec<f64> {
         let start = Instant::now();
         f();
         let one = start.elapsed().as_secs_f64().max(1e-8);
-        inner.push(((2e-3 / one).ceil() as usize).clamp(1, 100_000));
+        inner.push(((3e-4 / one).ceil() as usize).clamp(1, 100_000));
     }
     let mut best = vec![f64::INFINITY; fs.len()];
     for _ in 0..reps {
@@ -132,14 +151,51 @@ fn best_times(fs: &mut [&mut dyn FnMut()], reps: usize) -> Vec<f64> {
     best
 }
 
+/// A 64-row tridiagonal matrix: a product takes well under a microsecond, so its parallel time is
+/// the dispatch overhead of the team.
+fn tiny() -> CsrMatrix<f64> {
+    let n = 64;
+    let t = (0..n).flat_map(|i| {
+        [
+            (i, i, 2.0),
+            (i, (i + 1) % n, -1.0),
+            (i, (i + n - 1) % n, -1.0),
+        ]
+    });
+    CsrMatrix::from_triplets(n, n, t).expect("tiny matrix")
+}
+
+/// Seconds per product on the tiny matrix: one thread, and `threads` threads with each dispatch.
+fn dispatch_overhead(topology: &Topology, threads: usize, reps: usize) -> Vec<(String, f64)> {
+    let a = tiny();
+    let x = vec![1.0; a.ncols()];
+    let mut y = vec![0.0; a.nrows()];
+    let mut out = Vec::new();
+    for (name, n, dispatch) in [
+        ("1 thread", 1, Dispatch::Spin),
+        ("spin pool", threads, Dispatch::Spin),
+        ("rayon", threads, Dispatch::Rayon),
+    ] {
+        let team =
+            ThreadTeam::with_dispatch(topology, n, &Pinning::Scatter, dispatch).expect("team");
+        let plan = SpmvPlan::new(&a, Kernel::NnzBalanced, n);
+        let t = best_times(
+            &mut [&mut || plan.mul_vec(&x, &mut y, Par::Team(&team))],
+            reps,
+        )[0];
+        out.push((format!("{name} ({n})"), t));
+    }
+    out
+}
+
 fn ratio_mode() {
     let topology = Topology::this_system().expect("topology");
     let threads = parallel_threads(&topology);
     let team1 = ThreadTeam::new(&topology, 1, &Pinning::Compact).expect("team");
     let team_n = ThreadTeam::new(&topology, threads, &Pinning::Scatter).expect("team");
-    let reps = env_number("SPMV_BENCH_REPS", 15);
+    let reps = env_number("SPMV_BENCH_REPS", 40);
     println!(
-        "{:<16} {:>9} {:>10} {:>10} {:>10} {:>13} {:>10} {:>10} {:>9} {:>9}",
+        "{:<16} {:>9} {:>10} {:>10} {:>10} {:>13} {:>8} {:>10} {:>13} {:>8} {:>9}",
         "matrix",
         "nnz",
         "sprs_us",
@@ -148,58 +204,70 @@ fn ratio_mode() {
         "best1_kernel",
         "sprs/b1",
         "bestN_us",
+        "bestN_kernel",
         "sprs/bN",
         "chk/unchk"
     );
+    let kernels = Kernel::ALL.len();
     for (name, a) in matrices() {
         let x: Vec<f64> = (0..a.ncols()).map(|j| 1.0 + (j % 17) as f64).collect();
-        let mut ys: Vec<Vec<f64>> = vec![vec![0.0; a.nrows()]; 9];
         let s = sprs_matrix(&a);
-        let plans1: Vec<SpmvPlan<'_>> = Kernel::ALL
-            .iter()
-            .map(|&k| SpmvPlan::new(&a, k, 1))
+        let (a, x, s) = (&a, &x, &s);
+        let y = || vec![0.0; a.nrows()];
+        // Order: sprs, plain loop, checked twin, every kernel on 1 thread, every kernel on N.
+        let mut fs: Vec<Box<dyn FnMut() + '_>> = Vec::new();
+        let mut y0 = y();
+        fs.push(Box::new(move || sprs_product(s, x, &mut y0)));
+        let mut y1 = y();
+        fs.push(Box::new(move || a.mul_vec_reference(x, &mut y1)));
+        let checked = SpmvPlan::new(a, Kernel::NnzBalanced, 1);
+        let mut y2 = y();
+        fs.push(Box::new(move || {
+            checked.mul_vec_checked(x, &mut y2, Par::Sequential)
+        }));
+        for team in [&team1, &team_n] {
+            for &k in &Kernel::ALL {
+                let plan = SpmvPlan::new(a, k, team.threads());
+                let mut yk = y();
+                fs.push(Box::new(move || plan.mul_vec(x, &mut yk, Par::Team(team))));
+            }
+        }
+        let mut refs: Vec<&mut dyn FnMut()> = fs
+            .iter_mut()
+            .map(|f| &mut **f as &mut dyn FnMut())
             .collect();
-        let plans_n: Vec<SpmvPlan<'_>> = Kernel::ALL
-            .iter()
-            .map(|&k| SpmvPlan::new(&a, k, threads))
-            .collect();
-        let [y0, y1, y2, y3, y4, y5, y6, y7, y8] = &mut ys[..] else {
-            unreachable!()
+        let t = best_times(&mut refs, reps);
+        let best = |from: usize| {
+            (from..from + kernels)
+                .map(|i| (Kernel::ALL[i - from], t[i]))
+                .min_by(|p, q| p.1.total_cmp(&q.1))
+                .unwrap()
         };
-        let mut f0 = || sprs_product(&s, &x, y0);
-        let mut f1 = || a.mul_vec_reference(&x, y1);
-        let mut f2 = || plans1[0].mul_vec(&x, y2, Par::Team(&team1));
-        let mut f3 = || plans1[1].mul_vec(&x, y3, Par::Team(&team1));
-        let mut f4 = || plans1[2].mul_vec(&x, y4, Par::Team(&team1));
-        let mut f5 = || plans_n[0].mul_vec(&x, y5, Par::Team(&team_n));
-        let mut f6 = || plans_n[1].mul_vec(&x, y6, Par::Team(&team_n));
-        let mut f7 = || plans_n[2].mul_vec(&x, y7, Par::Team(&team_n));
-        let mut f8 = || plans1[1].mul_vec_checked(&x, y8, Par::Team(&team1));
-        let t = best_times(
-            &mut [
-                &mut f0, &mut f1, &mut f2, &mut f3, &mut f4, &mut f5, &mut f6, &mut f7, &mut f8,
-            ],
-            reps,
-        );
-        let (k1, b1) = (2..5)
-            .map(|i| (i, t[i]))
-            .min_by(|p, q| p.1.total_cmp(&q.1))
-            .unwrap();
-        let bn = t[5..8].iter().copied().fold(f64::INFINITY, f64::min);
+        let ((k1, b1), (kn, bn)) = (best(3), best(3 + kernels));
         println!(
-            "{:<16} {:>9} {:>10.2} {:>10.2} {:>10.2} {:>13} {:>10.3} {:>10.2} {:>9.3} {:>9.3}",
+            "{:<16} {:>9} {:>10.2} {:>10.2} {:>10.2} {:>13} {:>8.3} {:>10.2} {:>13} {:>8.3} {:>9.3}",
             name,
             a.nnz(),
             t[0] * 1e6,
             t[1] * 1e6,
             b1 * 1e6,
-            Kernel::ALL[k1 - 2].name(),
+            k1.name(),
             t[0] / b1,
             bn * 1e6,
+            kn.name(),
             t[0] / bn,
-            t[8] / t[3]
+            t[2] / t[3 + 1]
         );
     }
+    let overhead = dispatch_overhead(&topology, threads, reps);
+    let shown: Vec<String> = overhead
+        .iter()
+        .map(|(n, t)| format!("{n}: {:.2} us", t * 1e6))
+        .collect();
+    println!(
+        "\ndispatch overhead, 64-row tridiagonal product: {}",
+        shown.join(", ")
+    );
     let side: usize = env_number("SPMV_BENCH_POISSON", 100);
     if side > 0 {
         let a = spmv_reorder_gen::poisson3d(side, side, side).expect("Poisson grid");
@@ -210,20 +278,22 @@ fn ratio_mode() {
         };
         let r = spmv_reorder_spmv::bench::run(&a, &cfg).expect("bench");
         println!(
-            "\npoisson3d-{side} ({} rows, {} nnz), {threads} threads scatter, first touch; triad {:.2} GB/s (best of {})",
+            "\npoisson3d-{side} ({} rows, {} nnz), {threads} threads scatter, first touch; triad {:.2} GB/s best, {:.2} median (of {})",
             a.nrows(),
             a.nnz(),
             r.triad_gbytes_per_s.unwrap_or(f64::NAN),
+            r.triad.as_ref().map_or(f64::NAN, |t| t.median_gbytes_per_s),
             r.triad.as_ref().map_or(0, |t| t.reps)
         );
         for k in &r.kernels {
             println!(
-                "  {:<13} min {:>8.3} ms  median {:>8.3} ms  best {:>6.2} GB/s  = {:>5.1}% of triad  ({:.2} GFLOP/s, roof {:.2})",
+                "  {:<13} min {:>8.3} ms  median {:>8.3} ms  best {:>6.2} GB/s = {:>5.1}% of triad best, median {:>5.1}% of triad median  ({:.2} GFLOP/s, roof {:.2})",
                 k.kernel.name(),
                 k.min_s * 1e3,
                 k.median_s * 1e3,
                 k.best_gbytes_per_s,
                 100.0 * k.triad_share.unwrap_or(f64::NAN),
+                100.0 * k.median_triad_share.unwrap_or(f64::NAN),
                 k.roofline.attained_gflops,
                 k.roofline.bandwidth_roof_gflops.unwrap_or(f64::NAN)
             );

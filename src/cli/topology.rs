@@ -70,7 +70,7 @@ pub fn run(args: TopologyArgs) -> anyhow::Result<()> {
 }
 
 fn write_text(out: &mut impl Write, t: &Topology) -> std::io::Result<()> {
-    writeln!(out, "source: {:?}", t.source)?;
+    writeln!(out, "source: {}", t.source)?;
     writeln!(
         out,
         "{} package(s), {} NUMA node(s), {} core(s), {} PU(s)",

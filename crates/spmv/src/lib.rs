@@ -1,7 +1,8 @@
 //! spmv-reorder-spmv: the parallel SpMV engine `y = A·x` that measures what a reordering gains.
 //!
 //! - [`SpmvPlan`] multiplies a [`CsrMatrix<f64>`](spmv_reorder_sparse::CsrMatrix) in thread blocks of one
-//!   [`Kernel`]: static rows, nonzero-balanced rows, or merge path (for very skewed rows).
+//!   [`Kernel`]: static rows, nonzero-balanced rows, merge path (for very skewed rows), or
+//!   dynamically claimed nonzero-balanced chunks (for cores shared with other processes).
 //! - [`ThreadTeam`] is the pool: threads created once and pinned by a [`Pinning`] computed from a
 //!   [`Topology`] (hwloc, or an hwloc XML file describing another machine); [`Par`] passes it to
 //!   kernels.
@@ -36,10 +37,18 @@
 //! - **Bitwise-reproducible row kernels.** Rows are summed left to right with the expression of
 //!   [`CsrMatrix::mul_vec_reference`](spmv_reorder_sparse::CsrMatrix::mul_vec_reference): no
 //!   multiple accumulators. SpMV is memory-bound, so the extra add latency is hidden by the loads.
-//! - **A team, not a pool per product.** The caller is thread 0 and rayon workers are threads
-//!   1.., driven by one `spawn_broadcast` per product; block `b` always runs on thread
-//!   `b % threads`, the same thread that first-touched its pages. With one thread nothing is
-//!   dispatched at all, which matters for the small matrices where SpMV takes microseconds.
+//! - **A team, not a pool per product.** The caller is thread 0 and persistent workers are threads
+//!   1..; block `b` always runs on thread `b % threads`, the same thread that first-touched its
+//!   pages. Workers are woken by our own spin-then-park pool ([`Dispatch::Spin`]) rather than
+//!   rayon ([`Dispatch::Rayon`], kept for comparison): rayon's sleeping workers cost tens of
+//!   microseconds per product, longer than a whole product on small matrices (see the
+//!   `spmv_kernels` bench). With one thread nothing is dispatched at all.
+//! - **A dynamic kernel for shared machines.** With static blocks a product waits for its slowest
+//!   thread, so one preempted thread stalls the others when the cores are shared with other
+//!   processes. [`Kernel::Dynamic`] cuts [`DYNAMIC_CHUNKS_PER_THREAD`] nonzero-balanced chunks per
+//!   thread and lets each thread claim the next one (an atomic counter); rows stay whole, so it
+//!   is bitwise equal to the reference too. It gives up the fixed chunk-to-thread affinity, which
+//!   only matters with several NUMA nodes.
 //! - **Pinning is verified.** Each thread pins itself through hwloc, reads its binding and last CPU
 //!   back, and a mismatch is an error ([`SpmvError::PinningIgnored`]).
 //! - **Placement by copying.** [`CsrMatrix`](spmv_reorder_sparse::CsrMatrix) owns `Vec`s, so a placed
@@ -47,8 +56,9 @@
 //!   threads. Large `Vec`s come fresh from the kernel (`mmap`), so first touch decides their node;
 //!   small ones may reuse heap pages already touched, which the page report then shows.
 //! - **Unsafe** is limited to the hot loop (`x[col]` without bounds checks, after the plan checked
-//!   every column index once; the checked twin is [`SpmvPlan::mul_vec_checked`]) and to `set_len`
-//!   after placement wrote every element.
+//!   every column index once; the checked twin is [`SpmvPlan::mul_vec_checked`]), to `set_len`
+//!   after placement wrote every element, and to lending the job to the pool's workers for one
+//!   broadcast (the rayon dispatch is the safe twin).
 #![deny(missing_docs)]
 
 pub mod bench;
@@ -56,14 +66,15 @@ mod error;
 mod partition;
 mod pinning;
 pub mod placement;
+mod pool;
 mod spmv;
 pub mod stream;
 mod team;
 mod topology;
 
 pub use error::SpmvError;
-pub use partition::{Block, Kernel, Partition};
+pub use partition::{Block, Kernel, Partition, DYNAMIC_CHUNKS_PER_THREAD};
 pub use pinning::{check_thread_count, Pinning};
 pub use spmv::{mul_vec, SpmvPlan};
-pub use team::{Par, ThreadBinding, ThreadTeam};
+pub use team::{Dispatch, Par, Schedule, ThreadBinding, ThreadTeam};
 pub use topology::{Cache, Core, NumaNode, Package, Pu, Topology, TopologySource};

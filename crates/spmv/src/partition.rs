@@ -1,6 +1,6 @@
 //! Thread blocks of `y = A·x`: which rows (and which nonzeros) each block of a product handles.
 //!
-//! Three decompositions, one per [`Kernel`], each `O(blocks · log nrows)` on `row_ptr`:
+//! Three decompositions (the dynamic kernel reuses the nonzero split), each `O(blocks · log nrows)` on `row_ptr`:
 //! equal row counts (OpenMP `schedule(static)`, the thesis's block distribution, section 2.6),
 //! equal nonzero counts (a `row_ptr` prefix-sum split), and the merge-path split of Merrill and
 //! Garland (2016), which cuts the `nrows + nnz` merge of row ends and nonzeros into equal pieces
@@ -23,11 +23,23 @@ pub enum Kernel {
     NnzBalanced,
     /// Equal shares of `nrows + nnz` (merge path); rows may be split between blocks.
     MergePath,
+    /// Nonzero-balanced chunks, [`DYNAMIC_CHUNKS_PER_THREAD`] per thread, claimed at run time by
+    /// whichever thread is free (OpenMP `dynamic`): robust when other processes share the cores,
+    /// at the price of the fixed block-to-thread affinity that first touch relies on.
+    Dynamic,
 }
+
+/// Chunks per thread of [`Kernel::Dynamic`].
+pub const DYNAMIC_CHUNKS_PER_THREAD: usize = 8;
 
 impl Kernel {
     /// Every kernel, in the order reports list them.
-    pub const ALL: [Kernel; 3] = [Kernel::StaticRows, Kernel::NnzBalanced, Kernel::MergePath];
+    pub const ALL: [Kernel; 4] = [
+        Kernel::StaticRows,
+        Kernel::NnzBalanced,
+        Kernel::MergePath,
+        Kernel::Dynamic,
+    ];
 
     /// The name used on the command line and in reports.
     pub fn name(self) -> &'static str {
@@ -35,6 +47,7 @@ impl Kernel {
             Kernel::StaticRows => "static-rows",
             Kernel::NnzBalanced => "nnz-balanced",
             Kernel::MergePath => "merge-path",
+            Kernel::Dynamic => "dynamic",
         }
     }
 }
@@ -52,10 +65,11 @@ impl FromStr for Kernel {
             "static" | "static-rows" | "rows" => Ok(Kernel::StaticRows),
             "nnz" | "nnz-balanced" | "balanced" => Ok(Kernel::NnzBalanced),
             "merge" | "merge-path" => Ok(Kernel::MergePath),
+            "dynamic" => Ok(Kernel::Dynamic),
             _ => Err(SpmvError::Parse {
                 what: "kernel",
                 input: s.to_owned(),
-                expected: "static-rows, nnz-balanced or merge-path",
+                expected: "static-rows, nnz-balanced, merge-path or dynamic",
             }),
         }
     }
@@ -103,7 +117,7 @@ impl Partition {
                     let row = split_point(nrows, t, blocks);
                     (row, row_ptr[row])
                 }
-                Kernel::NnzBalanced => {
+                Kernel::NnzBalanced | Kernel::Dynamic => {
                     let row = nearest_row_with_offset(row_ptr, split_point(nnz, t, blocks));
                     (row, row_ptr[row])
                 }

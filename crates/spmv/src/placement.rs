@@ -309,6 +309,16 @@ pub fn page_report<T>(
             }
         })
         .collect();
+    PageReport {
+        array: name.to_owned(),
+        bytes: std::mem::size_of_val(array),
+        local_share: local_share(&blocks),
+        blocks,
+    }
+}
+
+/// Share of the located pages that sit on the NUMA node of their block's owner thread.
+fn local_share(blocks: &[BlockPages]) -> f64 {
     let (local, located) = blocks.iter().fold((0, 0), |(l, t), b| {
         let here = b
             .thread_node
@@ -317,15 +327,10 @@ pub fn page_report<T>(
             .unwrap_or(0);
         (l + here, t + b.pages_by_node.values().sum::<usize>())
     });
-    PageReport {
-        array: name.to_owned(),
-        bytes: std::mem::size_of_val(array),
-        blocks,
-        local_share: if located == 0 {
-            0.0
-        } else {
-            local as f64 / located as f64
-        },
+    if located == 0 {
+        0.0
+    } else {
+        local as f64 / located as f64
     }
 }
 
@@ -445,6 +450,23 @@ mod tests {
             Err(SpmvError::NotThisSystem)
         );
         assert_eq!(Placement::FirstTouch.check(&two), Ok(()));
+    }
+
+    #[test]
+    fn local_share_counts_pages_on_the_owner_node() {
+        // Two threads on nodes 0 and 1 (a described two-node machine): block 0 has 3 of 4 pages
+        // local, block 1 has 2 of 2 local, plus one page whose node is unknown.
+        let block = |b: usize, node: usize, pages: &[(usize, usize)], unknown| BlockPages {
+            block: b,
+            thread: b,
+            thread_node: Some(node),
+            pages_sampled: pages.iter().map(|p| p.1).sum::<usize>() + unknown,
+            pages_by_node: pages.iter().copied().collect(),
+            unknown,
+        };
+        let blocks = [block(0, 0, &[(0, 3), (1, 1)], 0), block(1, 1, &[(1, 2)], 1)];
+        assert_eq!(local_share(&blocks), 5.0 / 6.0);
+        assert_eq!(local_share(&[block(0, 0, &[], 2)]), 0.0);
     }
 
     #[test]

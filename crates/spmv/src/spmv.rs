@@ -14,8 +14,8 @@
 
 use spmv_reorder_sparse::CsrMatrix;
 
-use crate::partition::{Block, Kernel, Partition};
-use crate::team::Par;
+use crate::partition::{Block, Kernel, Partition, DYNAMIC_CHUNKS_PER_THREAD};
+use crate::team::{Par, Schedule};
 
 /// A matrix with its thread blocks: build once, multiply many times.
 ///
@@ -26,18 +26,25 @@ use crate::team::Par;
 pub struct SpmvPlan<'a> {
     matrix: &'a CsrMatrix<f64>,
     partition: Partition,
+    row_offsets: Vec<usize>,
     unchecked_ok: bool,
 }
 
 impl<'a> SpmvPlan<'a> {
-    /// Splits `matrix` into `blocks` blocks (at least one) for `kernel`. `O(nnz)` once, to check
-    /// the column indices that let the hot loop skip bounds checks.
-    pub fn new(matrix: &'a CsrMatrix<f64>, kernel: Kernel, blocks: usize) -> Self {
+    /// Splits `matrix` for `threads` threads (at least one): one block per thread, or
+    /// [`DYNAMIC_CHUNKS_PER_THREAD`] chunks per thread for [`Kernel::Dynamic`]. `O(nnz)` once, to
+    /// check the column indices that let the hot loop skip bounds checks.
+    pub fn new(matrix: &'a CsrMatrix<f64>, kernel: Kernel, threads: usize) -> Self {
+        let blocks = match kernel {
+            Kernel::Dynamic if threads > 1 => threads * DYNAMIC_CHUNKS_PER_THREAD,
+            _ => threads,
+        };
         let partition = Partition::new(matrix.row_ptr(), kernel, blocks);
         let ncols = matrix.ncols();
         let unchecked_ok = matrix.col_idx().iter().all(|&c| (c as usize) < ncols);
         SpmvPlan {
             matrix,
+            row_offsets: partition.row_offsets(),
             partition,
             unchecked_ok,
         }
@@ -53,7 +60,8 @@ impl<'a> SpmvPlan<'a> {
         &self.partition
     }
 
-    /// `y = A·x`. Block `b` runs on thread `b % par.threads()`.
+    /// `y = A·x`. Block `b` runs on thread `b % par.threads()` (on the first free thread for
+    /// [`Kernel::Dynamic`]).
     ///
     /// # Panics
     /// If `x.len() != ncols` or `y.len() != nrows` (a caller bug).
@@ -79,9 +87,17 @@ impl<'a> SpmvPlan<'a> {
         );
         assert_eq!(y.len(), a.nrows(), "y length must equal the number of rows");
         let blocks = self.partition.blocks();
-        let chunks = split_by_offsets(y, &self.partition.row_offsets());
-        let carries = par.for_each_block(chunks, |b, y_block| {
-            block_product(a, &blocks[b], x, y_block, checked)
+        let chunks = split_by_offsets(y, &self.row_offsets);
+        let schedule = match self.partition.kernel() {
+            Kernel::Dynamic => Schedule::Dynamic,
+            _ => Schedule::Static,
+        };
+        let carries = par.for_each_block_scheduled(chunks, schedule, |b, y_block| {
+            if checked {
+                block_product::<true>(a, &blocks[b], x, y_block)
+            } else {
+                block_product::<false>(a, &blocks[b], x, y_block)
+            }
         });
         for (row, partial) in carries.into_iter().flatten() {
             y[row] += partial;
@@ -99,21 +115,21 @@ pub fn mul_vec(a: &CsrMatrix<f64>, x: &[f64], y: &mut [f64], kernel: Kernel, par
 
 /// The one body of every kernel: writes `y` for the block's rows (`y_block[r - rows.start]`) from
 /// the block's nonzeros, and returns the partial sum of the row it leaves unfinished (merge path
-/// only) as `(row, partial)`.
-fn block_product(
+/// only) as `(row, partial)`. `CHECKED` selects the bounds-checked row sum; it is a constant so
+/// that the choice is made once per block, not once per row.
+fn block_product<const CHECKED: bool>(
     a: &CsrMatrix<f64>,
     block: &Block,
     x: &[f64],
     y_block: &mut [f64],
-    checked: bool,
 ) -> Option<(usize, f64)> {
     let row_ptr = a.row_ptr();
     let dot = |range: std::ops::Range<usize>| {
         let (cols, vals) = (&a.col_idx()[range.clone()], &a.values()[range]);
-        if checked {
+        if CHECKED {
             dot_checked(cols, vals, x)
         } else {
-            // SAFETY: `checked` is false only when `SpmvPlan::new` verified every column index
+            // SAFETY: `CHECKED` is false only when `SpmvPlan::new` verified every column index
             // `< ncols`, and `run` asserted `x.len() == ncols`.
             unsafe { dot_unchecked(cols, vals, x) }
         }
@@ -128,6 +144,7 @@ fn block_product(
 }
 
 /// `Σ vals[j]·x[cols[j]]`, left to right, every `x` access bounds-checked.
+#[inline(always)]
 fn dot_checked(cols: &[u32], vals: &[f64], x: &[f64]) -> f64 {
     cols.iter()
         .zip(vals)
@@ -139,6 +156,7 @@ fn dot_checked(cols: &[u32], vals: &[f64], x: &[f64]) -> f64 {
 ///
 /// # Safety
 /// Every `cols[j] as usize < x.len()`.
+#[inline(always)]
 unsafe fn dot_unchecked(cols: &[u32], vals: &[f64], x: &[f64]) -> f64 {
     debug_assert!(cols.iter().all(|&c| (c as usize) < x.len()));
     cols.iter()
@@ -206,7 +224,7 @@ mod tests {
         let x: Vec<f64> = (0..500).map(|j| (j as f64).sin()).collect();
         let want = reference(&a, &x);
         let team2 = team(2);
-        for kernel in [Kernel::StaticRows, Kernel::NnzBalanced] {
+        for kernel in [Kernel::StaticRows, Kernel::NnzBalanced, Kernel::Dynamic] {
             for blocks in [1, 2, 7, 64] {
                 let plan = SpmvPlan::new(&a, kernel, blocks);
                 for par in [Par::Sequential, Par::Team(&team2)] {

@@ -75,52 +75,104 @@ pub fn triad(
     placement: &Placement,
     topology: &Topology,
 ) -> Result<StreamReport, SpmvError> {
-    let n = config.elements;
-    check_positive("stream elements", n)?;
-    check_positive("stream reps", config.reps)?;
-    let blocks = par.threads();
-    let offsets: Vec<usize> = (0..=blocks).map(|t| t * n / blocks).collect();
-    let fill =
-        |what, f: fn(usize) -> f64| fill_placed(what, n, &offsets, f, par, placement, topology);
-    let mut a = fill("a", |_| 0.0)?;
-    let b = fill("b", |i| (i % 1024) as f64)?;
-    let c = fill("c", |i| (i % 7) as f64 + 0.5)?;
-    let scalar = 3.0;
-    let mut times = Vec::with_capacity(config.reps);
-    for rep in 0..=config.reps {
+    let mut arrays = TriadArrays::new(config, par, placement, topology)?;
+    arrays.run(par);
+    let times: Vec<f64> = (0..config.reps).map(|_| arrays.run(par)).collect();
+    Ok(arrays.report(times))
+}
+
+/// The three placed arrays of a triad, kept so that repetitions can be interleaved with other
+/// measurements (the benchmark alternates triad and SpMV repetitions).
+#[derive(Debug)]
+pub struct TriadArrays {
+    a: Vec<f64>,
+    b: Vec<f64>,
+    c: Vec<f64>,
+    offsets: Vec<usize>,
+    placement: String,
+}
+
+/// The triad's scalar `s`.
+const SCALAR: f64 = 3.0;
+
+impl TriadArrays {
+    /// Allocates and places the arrays (`config.elements` each), blocks as `par`'s threads.
+    ///
+    /// # Errors
+    /// As [`triad`].
+    pub fn new(
+        config: &StreamConfig,
+        par: Par<'_>,
+        placement: &Placement,
+        topology: &Topology,
+    ) -> Result<Self, SpmvError> {
+        let n = config.elements;
+        check_positive("stream elements", n)?;
+        check_positive("stream reps", config.reps)?;
+        let blocks = par.threads();
+        let offsets: Vec<usize> = (0..=blocks).map(|t| t * n / blocks).collect();
+        let fill =
+            |what, f: fn(usize) -> f64| fill_placed(what, n, &offsets, f, par, placement, topology);
+        Ok(TriadArrays {
+            a: fill("a", |_| 0.0)?,
+            b: fill("b", |i| (i % 1024) as f64)?,
+            c: fill("c", |i| (i % 7) as f64 + 0.5)?,
+            placement: placement.to_string(),
+            offsets,
+        })
+    }
+
+    /// One repetition of `a = b + s·c`; returns its seconds.
+    ///
+    /// # Panics
+    /// If `par` has another thread count than the one the arrays were placed for (a caller bug).
+    pub fn run(&mut self, par: Par<'_>) -> f64 {
+        assert_eq!(
+            par.threads() + 1,
+            self.offsets.len(),
+            "same threads as at placement"
+        );
+        let (b, c, offsets) = (&self.b, &self.c, &self.offsets);
         let start = Instant::now();
-        let chunks = split_by_offsets(&mut a, &offsets);
+        let chunks = split_by_offsets(&mut self.a, offsets);
         par.for_each_block(chunks, |blk, out| {
             let lo = offsets[blk];
             let (b, c) = (&b[lo..lo + out.len()], &c[lo..lo + out.len()]);
             for ((ai, &bi), &ci) in out.iter_mut().zip(b).zip(c) {
-                *ai = bi + scalar * ci;
+                *ai = bi + SCALAR * ci;
             }
         });
-        if rep > 0 {
-            times.push(start.elapsed().as_secs_f64());
+        start.elapsed().as_secs_f64()
+    }
+
+    /// Checks the result and summarises repetition times (seconds, at least one).
+    ///
+    /// # Panics
+    /// If `times` is empty, or the triad computed a wrong value (a bug).
+    pub fn report(&self, mut times: Vec<f64>) -> StreamReport {
+        let n = self.a.len();
+        let (a, b, c) = (&self.a, &self.b, &self.c);
+        let wrong = (0..n)
+            .step_by((n / 1000).max(1))
+            .find(|&i| a[i] != b[i] + SCALAR * c[i]);
+        assert!(wrong.is_none(), "triad result wrong at {wrong:?}");
+        times.sort_by(f64::total_cmp);
+        let (best, median) = (times[0], times[times.len() / 2]);
+        let bytes = (BYTES_PER_ELEMENT * n) as f64;
+        StreamReport {
+            threads: self.offsets.len() - 1,
+            elements: n,
+            array_bytes: 8 * n,
+            reps: times.len(),
+            placement: self.placement.clone(),
+            best_s: best,
+            median_s: median,
+            triad_gbytes_per_s: bytes / best / 1e9,
+            median_gbytes_per_s: bytes / median / 1e9,
+            bytes_per_element: BYTES_PER_ELEMENT,
+            write_allocate_counted: false,
         }
     }
-    let wrong = (0..n)
-        .step_by((n / 1000).max(1))
-        .find(|&i| a[i] != b[i] + scalar * c[i]);
-    assert!(wrong.is_none(), "triad result wrong at {wrong:?}");
-    times.sort_by(f64::total_cmp);
-    let (best, median) = (times[0], times[times.len() / 2]);
-    let bytes = (BYTES_PER_ELEMENT * n) as f64;
-    Ok(StreamReport {
-        threads: blocks,
-        elements: n,
-        array_bytes: 8 * n,
-        reps: config.reps,
-        placement: placement.to_string(),
-        best_s: best,
-        median_s: median,
-        triad_gbytes_per_s: bytes / best / 1e9,
-        median_gbytes_per_s: bytes / median / 1e9,
-        bytes_per_element: BYTES_PER_ELEMENT,
-        write_allocate_counted: false,
-    })
 }
 
 pub(crate) fn check_positive(name: &'static str, value: usize) -> Result<(), SpmvError> {

@@ -1,10 +1,11 @@
 //! A team of pinned threads created once and reused by every product, and [`Par`], the
 //! parallelism argument every kernel takes.
 //!
-//! The team is the caller (thread 0) plus `threads - 1` rayon workers (threads 1..). A parallel
-//! call runs block `b` on thread `b % threads`: the caller runs its share inline while the workers
-//! run theirs through one `spawn_broadcast`, so no thread is spawned per product and each block
-//! always runs on the same pinned thread (which is what makes first-touch placement work).
+//! The team is the caller (thread 0) plus `threads - 1` workers (threads 1..). A parallel call runs
+//! block `b` on thread `b % threads`: the caller runs its share inline while the workers run
+//! theirs, woken through [`Dispatch::Spin`] (our own spin-then-park pool, the default) or
+//! [`Dispatch::Rayon`] (a rayon pool's `spawn_broadcast`). No thread is spawned per product and each
+//! block always runs on the same pinned thread (which is what makes first-touch placement work).
 //! Pinning is applied by each thread to itself and read back (the binding and the CPU the thread
 //! last ran on); a mask that does not read back is an error, never silently ignored. The caller's
 //! original binding is restored when the team is dropped. `O(threads)` per call.
@@ -12,9 +13,11 @@
 use hwlocality::cpu::binding::CpuBindingFlags;
 use hwlocality::cpu::cpuset::CpuSet;
 use serde::Serialize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 
+use crate::pool::WorkerPool;
 use crate::{Pinning, SpmvError, Topology};
 
 /// Where one team thread was asked to run and where it really runs.
@@ -30,6 +33,16 @@ pub struct ThreadBinding {
     pub observed_cpu: Option<usize>,
     /// The NUMA node (OS index) local to the observed CPU.
     pub numa_node: Option<usize>,
+}
+
+/// How blocks are assigned to team threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Schedule {
+    /// Block `b` on thread `b % threads`, always the same thread (first touch relies on it).
+    Static,
+    /// Each thread claims the next unclaimed block (an atomic counter) until none is left.
+    Dynamic,
 }
 
 /// The parallelism of a call: on the caller alone, or on a [`ThreadTeam`].
@@ -57,8 +70,18 @@ impl Par<'_> {
         chunks: Vec<&mut [E]>,
         job: impl Fn(usize, &mut [E]) -> R + Sync,
     ) -> Vec<R> {
+        self.for_each_block_scheduled(chunks, Schedule::Static, job)
+    }
+
+    /// [`Par::for_each_block`] with a chosen [`Schedule`]; results are in block order either way.
+    pub fn for_each_block_scheduled<E: Send, R: Send>(
+        self,
+        chunks: Vec<&mut [E]>,
+        schedule: Schedule,
+        job: impl Fn(usize, &mut [E]) -> R + Sync,
+    ) -> Vec<R> {
         match self {
-            Par::Team(team) if team.threads() > 1 => team.run(chunks, job),
+            Par::Team(team) if team.threads() > 1 => team.run(chunks, schedule, job),
             _ => chunks
                 .into_iter()
                 .enumerate()
@@ -68,10 +91,29 @@ impl Par<'_> {
     }
 }
 
+/// How a team wakes its workers for each parallel call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Dispatch {
+    /// Our own pool: workers spin for a while after each job, then park (sub-microsecond wake-up
+    /// for back-to-back products).
+    #[default]
+    Spin,
+    /// A rayon thread pool and `spawn_broadcast` (kept for comparison).
+    Rayon,
+}
+
+#[derive(Debug)]
+enum Workers {
+    None,
+    Spin(WorkerPool),
+    Rayon(rayon::ThreadPool),
+}
+
 /// Threads created once, each pinned (or not) as asked; see the module documentation.
 #[derive(Debug)]
 pub struct ThreadTeam {
-    workers: Option<rayon::ThreadPool>,
+    workers: Workers,
     threads: usize,
     bindings: Vec<ThreadBinding>,
     topology: Arc<hwlocality::Topology>,
@@ -88,21 +130,38 @@ impl ThreadTeam {
     /// of another machine; [`SpmvError::BindFailed`] or [`SpmvError::PinningIgnored`] when the OS
     /// refuses or ignores a binding; [`SpmvError::ThreadPool`] when threads cannot be started.
     pub fn new(topology: &Topology, threads: usize, pinning: &Pinning) -> Result<Self, SpmvError> {
+        Self::with_dispatch(topology, threads, pinning, Dispatch::default())
+    }
+
+    /// [`ThreadTeam::new`] with a chosen way of waking the workers.
+    ///
+    /// # Errors
+    /// As [`ThreadTeam::new`].
+    pub fn with_dispatch(
+        topology: &Topology,
+        threads: usize,
+        pinning: &Pinning,
+        dispatch: Dispatch,
+    ) -> Result<Self, SpmvError> {
         let cpus = pinning.cpus_for(topology, threads)?;
         let pinned = cpus.iter().any(Option::is_some);
         if pinned && !topology.is_this_system() {
             return Err(SpmvError::NotThisSystem);
         }
         let hw = Arc::clone(topology.hw());
-        let workers = if threads > 1 {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads - 1)
-                .thread_name(|i| format!("spmv-team-{}", i + 1))
-                .build()
-                .map_err(|e| SpmvError::ThreadPool(e.to_string()))?;
-            Some(pool)
-        } else {
-            None
+        let pool_error = |e: &dyn std::fmt::Display| SpmvError::ThreadPool(e.to_string());
+        let workers = match dispatch {
+            _ if threads == 1 => Workers::None,
+            Dispatch::Spin => {
+                Workers::Spin(WorkerPool::new(threads - 1).map_err(|e| pool_error(&e))?)
+            }
+            Dispatch::Rayon => Workers::Rayon(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads - 1)
+                    .thread_name(|i| format!("spmv-team-{}", i + 1))
+                    .build()
+                    .map_err(|e| pool_error(&e))?,
+            ),
         };
         let caller_binding = if pinned {
             hw.cpu_binding(CpuBindingFlags::THREAD).ok()
@@ -153,6 +212,7 @@ impl ThreadTeam {
     fn run<E: Send, R: Send>(
         &self,
         chunks: Vec<&mut [E]>,
+        schedule: Schedule,
         job: impl Fn(usize, &mut [E]) -> R + Sync,
     ) -> Vec<R> {
         debug_assert_eq!(
@@ -167,21 +227,30 @@ impl ThreadTeam {
         let inputs: Vec<Mutex<Option<&mut [E]>>> =
             chunks.into_iter().map(|c| Mutex::new(Some(c))).collect();
         let outputs: Vec<Mutex<Option<R>>> = (0..blocks).map(|_| Mutex::new(None)).collect();
-        let run_thread = |t: usize| {
-            for b in (t..blocks).step_by(threads) {
-                let chunk = take(&inputs[b]).expect("each block is taken once");
-                let r = job(b, chunk);
-                *outputs[b].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
-            }
+        let next = AtomicUsize::new(0);
+        let run_block = |b: usize| {
+            let chunk = take(&inputs[b]).expect("each block is taken once");
+            let r = job(b, chunk);
+            *outputs[b].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
         };
-        let pool = self
-            .workers
-            .as_ref()
-            .expect("a team of more than one thread has workers");
-        pool.in_place_scope(|scope| {
-            scope.spawn_broadcast(|_, ctx| run_thread(ctx.index() + 1));
-            run_thread(0);
-        });
+        let run_thread = |t: usize| match schedule {
+            Schedule::Static => (t..blocks).step_by(threads).for_each(run_block),
+            Schedule::Dynamic => loop {
+                let b = next.fetch_add(1, Ordering::Relaxed);
+                if b >= blocks {
+                    break;
+                }
+                run_block(b);
+            },
+        };
+        match &self.workers {
+            Workers::Spin(pool) => pool.broadcast(&run_thread),
+            Workers::Rayon(pool) => pool.in_place_scope(|scope| {
+                scope.spawn_broadcast(|_, ctx| run_thread(ctx.index() + 1));
+                run_thread(0);
+            }),
+            Workers::None => run_thread(0),
+        }
         outputs
             .into_iter()
             .map(|o| take_owned(o).expect("every block ran"))
@@ -274,6 +343,29 @@ mod tests {
         for (b, name) in names.iter().enumerate() {
             let worker = name.as_deref().is_some_and(|n| n.starts_with("spmv-team"));
             assert_eq!(worker, b % 2 == 1, "block {b} ran on {name:?}");
+        }
+    }
+
+    #[test]
+    fn both_dispatches_give_the_same_blocks() {
+        let topo = Topology::this_system().unwrap();
+        for dispatch in [Dispatch::Spin, Dispatch::Rayon] {
+            let team = ThreadTeam::with_dispatch(&topo, 2, &Pinning::None, dispatch).unwrap();
+            let mut data = vec![0usize; 7];
+            let chunks: Vec<&mut [usize]> = data.chunks_mut(1).collect();
+            let r = Par::Team(&team).for_each_block(chunks, |b, c| {
+                c[0] = b + 1;
+                b * 2
+            });
+            assert_eq!(data, vec![1, 2, 3, 4, 5, 6, 7]);
+            assert_eq!(r, vec![0, 2, 4, 6, 8, 10, 12]);
+            let chunks: Vec<&mut [usize]> = data.chunks_mut(2).collect();
+            let r = Par::Team(&team).for_each_block_scheduled(chunks, Schedule::Dynamic, |b, c| {
+                c.iter_mut().for_each(|v| *v += 10 * b);
+                b
+            });
+            assert_eq!(data, vec![1, 2, 13, 14, 25, 26, 37]);
+            assert_eq!(r, vec![0, 1, 2, 3]);
         }
     }
 

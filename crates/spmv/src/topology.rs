@@ -29,6 +29,17 @@ pub enum TopologySource {
     Synthetic(String),
 }
 
+impl std::fmt::Display for TopologySource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TopologySource::ThisSystem => f.write_str("this machine"),
+            TopologySource::Xml(path) => write!(f, "hwloc XML file {path}"),
+            TopologySource::XmlString => f.write_str("hwloc XML"),
+            TopologySource::Synthetic(d) => write!(f, "hwloc synthetic description {d:?}"),
+        }
+    }
+}
+
 /// A processing unit (hardware thread), the unit threads are pinned to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Pu {
