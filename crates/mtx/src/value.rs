@@ -90,17 +90,19 @@ impl<'a> Tokens<'a> {
     #[inline]
     pub(crate) fn index(&mut self, axis: &'static str, dim: usize) -> Result<u32, ParseError> {
         self.start()?;
-        let mut end = self.pos;
+        let rest = &self.line[self.pos..];
         let mut value: u64 = 0;
-        while end < self.line.len() && end - self.pos < 19 {
-            let digit = self.line[end].wrapping_sub(b'0');
+        let mut len = 0;
+        for &b in rest {
+            let digit = b.wrapping_sub(b'0');
             if digit >= 10 {
                 break;
             }
-            value = value * 10 + u64::from(digit);
-            end += 1;
+            // Wraps only past 19 digits, which are rejected below.
+            value = value.wrapping_mul(10).wrapping_add(u64::from(digit));
+            len += 1;
         }
-        if end == self.pos || !self.ends_at(end) {
+        if len == 0 || len > 19 || !self.ends_at(self.pos + len) {
             return Err(ParseError::BadIndex {
                 axis,
                 found: self.token(),
@@ -113,7 +115,7 @@ impl<'a> Tokens<'a> {
                 dim: dim as u64,
             });
         }
-        self.pos = end;
+        self.pos += len;
         Ok((value - 1) as u32)
     }
 
