@@ -43,12 +43,15 @@
 //! None.
 //!
 //! # Design decisions
-//! - **Whole input in memory, parsed in parallel.** The text (gunzipped when it starts with the
-//!   gzip magic bytes, whatever its name) is cut at line breaks into chunks, each parsed into its own
-//!   buffers on the rayon pool (`ReadOptions::threads`), then the CSR matrix is filled by row
-//!   ranges, each thread owning a disjoint region: no locks, no `unsafe`. Each chunk counts its
-//!   line breaks, so errors carry the exact line whatever the thread count or chunk size, and the
-//!   reported error is the first in the file, as a sequential reader would report it.
+//! - **Read while parsing, in parallel, without locks.** The calling thread reads the input in
+//!   blocks of whole lines (gunzipping when it starts with the gzip magic bytes, whatever its name)
+//!   and hands each block to the rayon pool (`ReadOptions::threads`), which parses it into the
+//!   block's own buffers while the next is read. The CSR matrix is then filled by row ranges, each
+//!   thread owning a disjoint region: no locks, no `unsafe`. Each block counts its line breaks, so
+//!   errors carry the exact line whatever the thread count or block size, and the reported error
+//!   is the first in the file, as a sequential reader would report it (except that a broken gzip
+//!   stream is reported first: what it decoded cannot be trusted). The blocks are kept until the
+//!   matrix is built, so memory peaks at about the text size plus the matrix.
 //! - **Expanded in memory, triangular on disk.** Computation wants both triangles; files of
 //!   symmetric matrices store one. Reading mirrors each off-diagonal entry (negated for
 //!   skew-symmetric, conjugated for Hermitian). Writing with a triangular symmetry first checks that
@@ -83,6 +86,7 @@ mod options;
 mod output;
 mod permutation;
 mod read;
+mod stream;
 mod symmetry;
 mod value;
 mod write;

@@ -61,6 +61,17 @@ impl Pool {
         }
     }
 
+    /// Runs `job` on the calling thread with a scope whose spawned tasks run on the pool.
+    pub(crate) fn in_place_scope<'scope, R>(
+        &self,
+        job: impl FnOnce(&rayon::Scope<'scope>) -> R,
+    ) -> R {
+        match self {
+            Pool::Current => rayon::in_place_scope(job),
+            Pool::Own(pool) => pool.in_place_scope(job),
+        }
+    }
+
     /// Threads of the pool.
     pub(crate) fn threads(&self) -> usize {
         self.install(rayon::current_num_threads)

@@ -1,13 +1,14 @@
 //! Reading a Matrix Market text: banner, comments and size line sequentially (`O(header)`), then
 //! the body in parallel chunks (`body.rs`) and the expanded CSR matrix (`assemble.rs`).
-//! Called by the public `read`, `read_path` and `read_bytes`.
+//! `read_bytes` parses text in memory; `read` and `read_path` stream through `stream.rs`.
 
 use crate::assemble::{self, ArrayError};
-use crate::body::{self, Layout};
+use crate::body::{self, Chunk, Layout};
 use crate::error::{MtxError, ParseError};
 use crate::header::{Format, Header, Size};
 use crate::input;
 use crate::options::{Pool, ReadOptions};
+use crate::stream;
 use crate::value::MtxValue;
 use crate::MatrixMarket;
 use spmv_reorder_sparse::{AnyCsr, Complex64, CsrMatrix, Field};
@@ -15,13 +16,19 @@ use std::io::Read;
 use std::path::Path;
 
 /// Reads a Matrix Market file (plain or gzip, detected by its first bytes); `-` reads stdin.
+/// The calling thread reads while the pool parses what was read.
 ///
 /// # Errors
 /// [`MtxError::Io`] when the file cannot be read, [`MtxError::Parse`] naming the path and line of
 /// the first problem of the file, [`MtxError::ThreadPool`] when `opts.threads` cannot be started.
 pub fn read_path(path: &Path, opts: &ReadOptions) -> Result<MatrixMarket, MtxError> {
-    let bytes = input::read_path(path)?;
-    read_bytes(&bytes, opts).map_err(|e| e.with_path(Some(path.to_path_buf())))
+    let named = |e: MtxError| e.with_path(Some(path.to_path_buf()));
+    if input::is_dash(path) {
+        return stream::read_stream(std::io::stdin().lock(), None, opts).map_err(named);
+    }
+    let file = std::fs::File::open(path).map_err(|e| named(MtxError::io("open", e)))?;
+    let size = file.metadata().ok().map(|m| m.len());
+    stream::read_stream(file, size, opts).map_err(named)
 }
 
 /// Reads a Matrix Market text (plain or gzip) from any reader.
@@ -29,8 +36,7 @@ pub fn read_path(path: &Path, opts: &ReadOptions) -> Result<MatrixMarket, MtxErr
 /// # Errors
 /// As [`read_path`], without a path in the errors.
 pub fn read<R: Read>(reader: R, opts: &ReadOptions) -> Result<MatrixMarket, MtxError> {
-    let bytes = input::read_all(reader, 0)?;
-    read_bytes(&bytes, opts)
+    stream::read_stream(reader, None, opts)
 }
 
 /// Reads a Matrix Market text already in memory (not compressed).
@@ -55,18 +61,35 @@ pub fn read_bytes(bytes: &[u8], opts: &ReadOptions) -> Result<MatrixMarket, MtxE
 }
 
 /// Everything before the body.
-struct Preamble {
-    header: Header,
-    comments: Vec<String>,
-    size: Size,
-    size_line: u64,
-    body_offset: usize,
+pub(crate) struct Preamble {
+    pub header: Header,
+    pub comments: Vec<String>,
+    pub size: Size,
+    /// Line number of the size line.
+    pub size_line: u64,
+    /// Offset of the body in the bytes parsed.
+    pub body_offset: usize,
     /// Line number of the body's first line.
-    body_line: u64,
+    pub body_line: u64,
 }
 
 impl Preamble {
-    fn parse(bytes: &[u8]) -> Result<Self, MtxError> {
+    /// What every body line must hold.
+    pub(crate) fn layout(&self) -> Layout {
+        Layout {
+            format: self.header.format,
+            symmetry: self.header.symmetry,
+            nrows: self.size.nrows,
+            ncols: self.size.ncols,
+        }
+    }
+
+    /// Parses the banner, comments and size line at the start of `bytes`.
+    ///
+    /// # Errors
+    /// [`MtxError::Parse`] with the line of the first problem; [`ParseError::MissingSizeLine`]
+    /// when `bytes` ends before the size line.
+    pub(crate) fn parse(bytes: &[u8]) -> Result<Self, MtxError> {
         let mut lines = HeaderLines {
             bytes,
             offset: 0,
@@ -149,7 +172,7 @@ fn comment_text(line: &[u8]) -> Result<String, ParseError> {
 }
 
 /// Default chunk size: about 8 chunks per thread, between 64 KiB and 4 MiB.
-fn default_chunk_bytes(body_len: usize, threads: usize) -> usize {
+pub(crate) fn default_chunk_bytes(body_len: usize, threads: usize) -> usize {
     (body_len / (8 * threads.max(1))).clamp(64 << 10, 4 << 20)
 }
 
@@ -158,22 +181,29 @@ fn read_body<T: MtxValue>(
     pre: &Preamble,
     opts: &ReadOptions,
 ) -> Result<CsrMatrix<T>, MtxError> {
-    let layout = Layout {
-        format: pre.header.format,
-        symmetry: pre.header.symmetry,
-        nrows: pre.size.nrows,
-        ncols: pre.size.ncols,
-    };
     let target = opts
         .chunk_bytes
         .unwrap_or_else(|| default_chunk_bytes(body.len(), rayon::current_num_threads()));
     let chunks = body::split_lines(body, target);
-    let parsed = body::parse_chunks::<T>(&chunks, &layout);
-    body::check_entries(&chunks, &parsed, pre.size.entries, pre.body_line)?;
+    let parsed = body::parse_chunks::<T>(&chunks, &pre.layout());
+    finish_body(&chunks, &parsed, pre)
+}
+
+/// Checks the parsed chunks (bad lines, entry count) and builds the expanded CSR matrix.
+///
+/// # Errors
+/// [`MtxError::Parse`] with the line of the first problem.
+pub(crate) fn finish_body<T: MtxValue>(
+    chunks: &[&[u8]],
+    parsed: &[Chunk<T>],
+    pre: &Preamble,
+) -> Result<CsrMatrix<T>, MtxError> {
+    body::check_entries(chunks, parsed, pre.size.entries, pre.body_line)?;
+    let layout = pre.layout();
     let at_size_line = |kind| MtxError::at(pre.size_line, kind);
     match pre.header.format {
         Format::Coordinate => {
-            assemble::coordinate(layout.nrows, layout.ncols, &parsed, layout.symmetry)
+            assemble::coordinate(layout.nrows, layout.ncols, parsed, layout.symmetry)
                 .map_err(at_size_line)
         }
         Format::Array => {
@@ -182,7 +212,7 @@ fn read_body<T: MtxValue>(
                 match e {
                     ArrayError::Parse(kind) => at_size_line(kind),
                     ArrayError::HermitianDiagonal { entry, index } => MtxError::at(
-                        body::line_of_body_entry(&chunks, &parsed, entry, pre.body_line),
+                        body::line_of_body_entry(chunks, parsed, entry, pre.body_line),
                         ParseError::HermitianDiagonal {
                             index: index as u64 + 1,
                         },

@@ -90,17 +90,9 @@ impl<'a> Tokens<'a> {
     #[inline]
     pub(crate) fn index(&mut self, axis: &'static str, dim: usize) -> Result<u32, ParseError> {
         self.start()?;
-        let mut end = self.pos;
-        let mut value: u64 = 0;
-        while end < self.line.len() && end - self.pos < 19 {
-            let digit = self.line[end].wrapping_sub(b'0');
-            if digit >= 10 {
-                break;
-            }
-            value = value * 10 + u64::from(digit);
-            end += 1;
-        }
-        if end == self.pos || !self.ends_at(end) {
+        let rest = &self.line[self.pos..];
+        let (value, len) = leading_digits(rest);
+        if len == 0 || len > 19 || !self.ends_at(self.pos + len) {
             return Err(ParseError::BadIndex {
                 axis,
                 found: self.token(),
@@ -113,7 +105,7 @@ impl<'a> Tokens<'a> {
                 dim: dim as u64,
             });
         }
-        self.pos = end;
+        self.pos += len;
         Ok((value - 1) as u32)
     }
 
@@ -176,6 +168,53 @@ impl<'a> Tokens<'a> {
             }),
         }
     }
+}
+
+/// The value of the run of ASCII digits at the start of `bytes`, and its length. The value is
+/// exact for up to 19 digits (it wraps beyond; callers reject such lengths).
+#[inline]
+pub(crate) fn leading_digits(bytes: &[u8]) -> (u64, usize) {
+    // Indices have fewer than 8 digits almost always: one word answers.
+    if let Some(word) = bytes.first_chunk::<8>() {
+        let (value, len) = eight_digits(u64::from_le_bytes(*word));
+        if len < 8 {
+            return (value, len);
+        }
+    }
+    let mut value: u64 = 0;
+    let mut len = 0;
+    for &b in bytes {
+        let digit = b.wrapping_sub(b'0');
+        if digit >= 10 {
+            break;
+        }
+        value = value.wrapping_mul(10).wrapping_add(u64::from(digit));
+        len += 1;
+    }
+    (value, len)
+}
+
+/// The value of the leading digits among 8 bytes (little-endian: the first byte is the lowest),
+/// and their count, without a loop (SWAR: each byte is a lane). A count of 8 means the run may go
+/// on past these bytes.
+#[inline]
+fn eight_digits(word: u64) -> (u64, usize) {
+    const LANES: u64 = 0x0101_0101_0101_0101;
+    // Digits become 0..=9 in their lane, and only digits do.
+    let values = word ^ (0x30 * LANES);
+    // The high bit of a lane is set when its value is 10 or more (no carry between lanes).
+    let non_digit = (((values & (0x7f * LANES)) + (0x76 * LANES)) | values) & (0x80 * LANES);
+    let len = (non_digit.trailing_zeros() / 8) as usize;
+    if len == 0 {
+        return (0, 0);
+    }
+    // Keep the `len` digits and move them to the top lanes, so that zeros lead.
+    let digits = values << (8 * (8 - len));
+    // Combine pairs of lanes, then pairs of pairs, then the two halves.
+    let pairs = (digits.wrapping_mul(10) + (digits >> 8)) & 0x00ff_00ff_00ff_00ff;
+    let quads = (pairs.wrapping_mul(100) + (pairs >> 16)) & 0x0000_ffff_0000_ffff;
+    let value = (quads.wrapping_mul(10_000) + (quads >> 32)) & 0xffff_ffff;
+    (value, len)
 }
 
 /// A value type with a Matrix Market text form.
@@ -345,6 +384,42 @@ mod tests {
             .index("row", 3)
             .unwrap_err();
         assert_eq!(e.name(), "bad_index");
+    }
+
+    #[test]
+    fn leading_digits_of_every_length() {
+        for text in [
+            "",
+            "x",
+            "7",
+            "12 ",
+            "1234567",
+            "12345678",
+            "123456789 1",
+            "00000000001",
+            "4294967295\n",
+        ] {
+            let expected_len = text.bytes().take_while(u8::is_ascii_digit).count();
+            let expected: u64 = text[..expected_len].parse().unwrap_or(0);
+            assert_eq!(
+                leading_digits(text.as_bytes()),
+                (expected, expected_len),
+                "{text:?}"
+            );
+            let padded = format!("{text}        ");
+            let (v, n) = leading_digits(padded.as_bytes());
+            assert_eq!((v, n), (expected, expected_len), "{padded:?}");
+        }
+        for b in 0..=255u8 {
+            let bytes = [b'4', b, b' ', b' ', b' ', b' ', b' ', b' ', b' '];
+            let digit = b.is_ascii_digit();
+            let want = if digit {
+                (40 + u64::from(b - b'0'), 2)
+            } else {
+                (4, 1)
+            };
+            assert_eq!(leading_digits(&bytes), want, "byte {b}");
+        }
     }
 
     #[test]

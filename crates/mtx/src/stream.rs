@@ -1,0 +1,328 @@
+//! Reading from a stream (file, stdin, any reader): the calling thread reads blocks of whole
+//! lines (gunzipping when the stream starts with the gzip magic bytes `1f 8b`) and hands each to
+//! the pool to parse while it reads the next, so reading overlaps parsing. `O(bytes)`; the blocks
+//! are kept until the end so that errors can be located. A corrupt or truncated gzip stream is
+//! reported (with the line decompression reached) before any error in what it decoded, since
+//! that text cannot be trusted. Called by `read` and `read_path`.
+
+use crate::body::{self, Chunk};
+use crate::error::{MtxError, ParseError};
+use crate::options::{Pool, ReadOptions};
+use crate::read::{default_chunk_bytes, finish_body, Preamble};
+use crate::value::MtxValue;
+use crate::MatrixMarket;
+use flate2::read::MultiGzDecoder;
+use spmv_reorder_sparse::{AnyCsr, Complex64, CsrMatrix, Field};
+use std::io::{self, Read};
+
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// Reads a Matrix Market text from `reader`; `size` (bytes, when known) sizes the blocks.
+///
+/// # Errors
+/// As [`crate::read()`].
+pub(crate) fn read_stream<R: Read>(
+    reader: R,
+    size: Option<u64>,
+    opts: &ReadOptions,
+) -> Result<MatrixMarket, MtxError> {
+    let mut source = Source::open(reader)?;
+    let pool = Pool::new(opts.threads)?;
+    let block = opts.chunk_bytes.unwrap_or_else(|| {
+        let guess = size.map_or(64 << 20, |s| s as usize * if source.gzip { 4 } else { 1 });
+        default_chunk_bytes(guess, pool.threads())
+    });
+    let (pre, rest) = source.preamble(block)?;
+    let mut body = BodyReader {
+        source: &mut source,
+        pool: &pool,
+        pre: &pre,
+        block,
+    };
+    let matrix = match pre.header.field {
+        Field::Real => body.read::<f64>(rest).map(AnyCsr::Real),
+        Field::Integer => body.read::<i64>(rest).map(AnyCsr::Integer),
+        Field::Complex => body.read::<Complex64>(rest).map(AnyCsr::Complex),
+        Field::Pattern => body.read::<()>(rest).map(AnyCsr::Pattern),
+    }?;
+    Ok(MatrixMarket {
+        header: pre.header,
+        comments: pre.comments,
+        matrix,
+    })
+}
+
+/// The decompressed text of a stream, read in pieces.
+struct Source<'a> {
+    reader: Box<dyn Read + 'a>,
+    gzip: bool,
+    /// No more bytes will come (the end of the stream, or a failure).
+    eof: bool,
+    /// The read error that ended the stream early, reported after the lines read before it.
+    failed: Option<io::Error>,
+}
+
+impl<'a> Source<'a> {
+    /// Wraps `reader`, gunzipping when it starts with the gzip magic bytes.
+    fn open<R: Read + 'a>(mut reader: R) -> Result<Self, MtxError> {
+        let mut magic = Vec::with_capacity(2);
+        (&mut reader)
+            .take(2)
+            .read_to_end(&mut magic)
+            .map_err(|e| MtxError::io("read", e))?;
+        let gzip = magic == GZIP_MAGIC;
+        let chained = io::Cursor::new(magic).chain(reader);
+        let reader: Box<dyn Read + 'a> = if gzip {
+            Box::new(MultiGzDecoder::new(chained))
+        } else {
+            Box::new(chained)
+        };
+        Ok(Source {
+            reader,
+            gzip,
+            eof: false,
+            failed: None,
+        })
+    }
+
+    /// Appends up to `n` more bytes to `buf`, noting the end of the stream or a failure.
+    fn fill(&mut self, buf: &mut Vec<u8>, n: usize) {
+        buf.reserve(n);
+        match self.reader.by_ref().take(n as u64).read_to_end(buf) {
+            Ok(got) if got == n => {}
+            Ok(_) => self.eof = true,
+            Err(e) => {
+                self.eof = true;
+                self.failed = Some(e);
+            }
+        }
+    }
+
+    /// How much of `buf` is whole lines: all of it at the end of the stream, else up to the last
+    /// line break (after a failure, the last line may be cut short).
+    fn whole_lines(&self, buf: &[u8]) -> usize {
+        if self.eof && self.failed.is_none() {
+            buf.len()
+        } else {
+            memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1)
+        }
+    }
+
+    /// Reads the rest of the stream (to find a failure); returns its line breaks.
+    fn drain(&mut self) -> u64 {
+        let mut lines = 0;
+        let mut buf = Vec::new();
+        while !self.eof {
+            buf.clear();
+            self.fill(&mut buf, 1 << 20);
+            lines += newlines(&buf);
+        }
+        lines
+    }
+
+    /// The error for the failed read, after `lines_read` complete lines.
+    fn error(&self, e: io::Error, lines_read: u64) -> MtxError {
+        let corrupt = matches!(
+            e.kind(),
+            io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof
+        );
+        if self.gzip && corrupt {
+            MtxError::at(
+                lines_read + 1,
+                ParseError::Gzip {
+                    message: e.to_string(),
+                },
+            )
+        } else {
+            MtxError::io("read", e)
+        }
+    }
+
+    /// Reads until the banner, comments and size line are complete; returns them and the bytes
+    /// read past the size line.
+    fn preamble(&mut self, block: usize) -> Result<(Preamble, Vec<u8>), MtxError> {
+        let mut buf = Vec::new();
+        let mut want = block.max(64 << 10);
+        loop {
+            self.fill(&mut buf, want);
+            let complete = self.whole_lines(&buf);
+            match Preamble::parse(&buf[..complete]) {
+                Ok(pre) => {
+                    let rest = buf.split_off(pre.body_offset);
+                    return Ok((pre, rest));
+                }
+                Err(e) if !self.eof && (complete == 0 || is_missing_size_line(&e)) => {
+                    want = buf.len();
+                }
+                Err(e) => {
+                    // A broken gzip stream comes first: what it decoded cannot be trusted.
+                    let mut lines = newlines(&buf);
+                    if self.gzip && !self.eof {
+                        lines += self.drain();
+                    }
+                    return Err(match self.failed.take() {
+                        Some(failure) => self.error(failure, lines),
+                        None => e,
+                    });
+                }
+            }
+        }
+    }
+}
+
+fn is_missing_size_line(e: &MtxError) -> bool {
+    e.parse_error() == Some(&ParseError::MissingSizeLine)
+}
+
+fn newlines(bytes: &[u8]) -> u64 {
+    memchr::memchr_iter(b'\n', bytes).count() as u64
+}
+
+/// Reads the body block by block, parsing on the pool.
+struct BodyReader<'s, 'a> {
+    source: &'s mut Source<'a>,
+    pool: &'s Pool,
+    pre: &'s Preamble,
+    /// Bytes per block (blocks end at a line break, so they may be longer).
+    block: usize,
+}
+
+impl BodyReader<'_, '_> {
+    /// Reads and parses the body, starting with `rest` (the bytes read past the size line).
+    fn read<T: MtxValue>(&mut self, rest: Vec<u8>) -> Result<CsrMatrix<T>, MtxError> {
+        let (mut blocks, tail) = self.parse_blocks::<T>(rest);
+        blocks.sort_by_key(|b| b.0);
+        let (bytes, parsed): (Vec<Vec<u8>>, Vec<Chunk<T>>) =
+            blocks.into_iter().map(|(_, b, c)| (b, c)).unzip();
+        let chunks: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+        if let Some(failure) = self.source.failed.take() {
+            // A broken stream comes first: what it decoded cannot be trusted.
+            let pre = self.pre;
+            let lines = pre.body_line - 1 + chunks.iter().map(|c| newlines(c)).sum::<u64>();
+            return Err(self.source.error(failure, lines + newlines(&tail)));
+        }
+        self.pool
+            .install(|| finish_body(&chunks, &parsed, self.pre))
+    }
+
+    /// Reads blocks of whole lines and parses each on the pool while reading the next. Returns
+    /// `(index, bytes, parsed)` per block, in any order, and the bytes left after the last whole
+    /// line (not empty only after a read failure).
+    #[allow(clippy::type_complexity)]
+    fn parse_blocks<T: MtxValue>(
+        &mut self,
+        mut buf: Vec<u8>,
+    ) -> (Vec<(usize, Vec<u8>, Chunk<T>)>, Vec<u8>) {
+        let layout = self.pre.layout();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let source = &mut *self.source;
+        let block = self.block.max(1);
+        let tail = self.pool.in_place_scope(|scope| {
+            let mut count = 0;
+            loop {
+                let missing = block.saturating_sub(buf.len());
+                if !source.eof && missing > 0 {
+                    source.fill(&mut buf, missing);
+                }
+                let cut = source.whole_lines(&buf);
+                if cut == 0 && !source.eof {
+                    // A line longer than the block: read on to its end.
+                    let more = block.max(buf.len());
+                    source.fill(&mut buf, more);
+                    continue;
+                }
+                if cut > 0 {
+                    let tail = buf.split_off(cut);
+                    let bytes = std::mem::replace(&mut buf, tail);
+                    let tx = tx.clone();
+                    let index = count;
+                    count += 1;
+                    scope.spawn(move |_| {
+                        let parsed = body::parse_chunk::<T>(&bytes, &layout);
+                        // The receiver outlives the scope, so sending cannot fail.
+                        let _ = tx.send((index, bytes, parsed));
+                    });
+                }
+                if source.eof && (buf.is_empty() || source.failed.is_some()) {
+                    return buf;
+                }
+            }
+        });
+        drop(tx);
+        (rx.into_iter().collect(), tail)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(bytes).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn text(n: usize) -> String {
+        let mut t = format!("%%MatrixMarket matrix coordinate integer general\n% c\n{n} {n} {n}\n");
+        for i in 1..=n {
+            t.push_str(&format!("{i} {} {i}\n", n + 1 - i));
+        }
+        t
+    }
+
+    #[test]
+    fn same_matrix_for_any_block_size_plain_or_gzip() {
+        let t = text(500);
+        let expected = crate::read_bytes(t.as_bytes(), &ReadOptions::default()).unwrap();
+        for chunk in [1, 5, 64, 1000, 1 << 20] {
+            for threads in [1, 2] {
+                let opts = ReadOptions {
+                    threads: Some(threads),
+                    chunk_bytes: Some(chunk),
+                };
+                assert_eq!(read_stream(t.as_bytes(), None, &opts).unwrap(), expected);
+                let gz = gzip(t.as_bytes());
+                assert_eq!(read_stream(&gz[..], None, &opts).unwrap(), expected);
+            }
+        }
+    }
+
+    #[test]
+    fn broken_gzip_reports_the_line_reached_even_after_a_bad_line() {
+        let t = text(3000);
+        let gz = gzip(t.as_bytes());
+        let opts = ReadOptions {
+            threads: Some(2),
+            chunk_bytes: Some(100),
+        };
+        let e = read_stream(&gz[..gz.len() / 2], None, &opts).unwrap_err();
+        assert_eq!(e.parse_error().unwrap().name(), "gzip");
+        assert!(e.line().unwrap() > 10);
+        let bad = t.replacen("1 3000 1\n", "1 3000 x\n", 1);
+        let gz = gzip(bad.as_bytes());
+        let e = read_stream(&gz[..gz.len() / 2], None, &opts).unwrap_err();
+        assert_eq!(e.parse_error().unwrap().name(), "gzip");
+        let banner = format!(
+            "%%MatrixMarket matrix coordinate integer generalx{}",
+            &t[48..]
+        );
+        let gz = gzip(banner.as_bytes());
+        let e = read_stream(&gz[..gz.len() / 2], None, &opts).unwrap_err();
+        assert_eq!(e.parse_error().unwrap().name(), "gzip");
+        assert!(e.line().unwrap() > 10);
+    }
+
+    #[test]
+    fn long_header_spans_blocks() {
+        let mut t = String::from("%%MatrixMarket matrix coordinate real general\n");
+        for i in 0..5000 {
+            t.push_str(&format!("% comment line {i}\n"));
+        }
+        t.push_str("1 1 1\n1 1 2.5\n");
+        let m = read_stream(t.as_bytes(), None, &ReadOptions::default()).unwrap();
+        assert_eq!(m.comments.len(), 5000);
+        assert_eq!(m.nnz(), 1);
+    }
+}
