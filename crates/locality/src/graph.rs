@@ -328,7 +328,7 @@ struct Scratch {
 /// Windows searched together, so their index reads are issued back to back: random reads with
 /// no branch between them overlap in the memory system, where the same reads interleaved with
 /// the accumulator's branches wait one after the other (measured about 2x on a shuffled grid).
-const BATCH: usize = 32;
+const BATCH: usize = 256;
 
 /// The index entries of a batch of windows: spans of the index per window, and for light windows
 /// (work at most [`HASH_MAX_WORK`]) a contiguous copy of the entries.
@@ -538,6 +538,7 @@ impl CandidateSearch<'_> {
             }
             best.offer(self.rank.encode(h, overlap, cost));
         });
+        best.finish();
         cheapest
     }
 
@@ -593,8 +594,8 @@ impl CandidateRank {
     }
 }
 
-/// The `capacity` smallest keys offered since the last clear, sorted (insertion into a short
-/// sorted list: `O(capacity)` per accepted key, `O(1)` per rejected one).
+/// The `capacity` smallest keys offered since the last clear: keys are collected, then
+/// [`Self::finish`] selects and sorts (`O(offered + capacity log capacity)`).
 #[derive(Debug, Clone)]
 struct TopK {
     capacity: usize,
@@ -605,7 +606,7 @@ impl TopK {
     fn new(capacity: usize) -> Self {
         Self {
             capacity,
-            keys: Vec::with_capacity(capacity + 1),
+            keys: Vec::new(),
         }
     }
 
@@ -614,16 +615,20 @@ impl TopK {
     }
 
     fn offer(&mut self, key: u128) {
-        if self.keys.len() == self.capacity {
-            match self.keys.last() {
-                Some(&worst) if key < worst => {
-                    self.keys.pop();
-                }
-                _ => return,
+        self.keys.push(key);
+    }
+
+    /// Keeps the `capacity` smallest keys, sorted.
+    fn finish(&mut self) {
+        if self.keys.len() > self.capacity {
+            if self.capacity == 0 {
+                self.keys.clear();
+                return;
             }
+            self.keys.select_nth_unstable(self.capacity - 1);
+            self.keys.truncate(self.capacity);
         }
-        let at = self.keys.partition_point(|&k| k < key);
-        self.keys.insert(at, key);
+        self.keys.sort_unstable();
     }
 }
 
@@ -696,9 +701,16 @@ mod tests {
         for key in [5u128, 1, 9, 3, 7, 2] {
             top.offer(key);
         }
+        top.finish();
         assert_eq!(top.keys, vec![1, 2, 3]);
+        top.clear();
+        top.offer(4);
+        top.offer(2);
+        top.finish();
+        assert_eq!(top.keys, vec![2, 4]);
         let mut none = TopK::new(0);
         none.offer(1);
+        none.finish();
         assert!(none.keys.is_empty());
     }
 
