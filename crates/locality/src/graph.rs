@@ -325,13 +325,12 @@ struct Scratch {
     best: TopK,
 }
 
-/// Windows searched together, so their index reads are issued back to back: random reads with
-/// no branch between them overlap in the memory system, where the same reads interleaved with
-/// the accumulator's branches wait one after the other (measured about 2x on a shuffled grid).
+/// Windows searched together: their index spans are found first and the first line of every
+/// span is touched in one tight loop, so the random reads of a batch overlap in the memory system
+/// instead of waiting one after the other between the accumulator's branches.
 const BATCH: usize = 256;
 
-/// The index entries of a batch of windows: spans of the index per window, and for light windows
-/// (work at most [`HASH_MAX_WORK`]) a contiguous copy of the entries.
+/// The index spans of a batch of windows.
 #[derive(Debug, Default)]
 struct Batch {
     /// Ranges of [`ColumnIndex::entries`], window after window.
@@ -340,10 +339,6 @@ struct Batch {
     spans_of: Vec<usize>,
     /// Whether window `b` met a bounded column.
     bounded: Vec<bool>,
-    /// Copied entries of the light windows.
-    entries: Vec<u64>,
-    /// `entries_of[b]..entries_of[b+1]` are window `b`'s copies (empty for a heavy window).
-    entries_of: Vec<usize>,
 }
 
 /// Totals of a chunk: windows touching bounded columns and the path lower bound's terms.
@@ -436,15 +431,13 @@ impl CandidateSearch<'_> {
         })
     }
 
-    /// Finds the index spans of every window of `windows` (bounding hub columns), then copies the
-    /// entries of the light ones.
+    /// Finds the index spans of every window of `windows` (bounding hub columns) and touches
+    /// their first entries.
     fn gather(&self, windows: Range<usize>, batch: &mut Batch) {
         let Batch {
             spans,
             spans_of,
             bounded,
-            entries,
-            entries_of,
         } = batch;
         spans.clear();
         spans_of.clear();
@@ -463,19 +456,12 @@ impl CandidateSearch<'_> {
             spans_of.push(spans.len());
             bounded.push(hub);
         }
-        entries.clear();
-        entries_of.clear();
-        entries_of.push(0);
         let all = self.index.entries();
-        for b in 0..bounded.len() {
-            let own = &spans[spans_of[b]..spans_of[b + 1]];
-            if own.iter().map(|s| s.len()).sum::<usize>() <= HASH_MAX_WORK {
-                for span in own {
-                    entries.extend_from_slice(&all[span.clone()]);
-                }
-            }
-            entries_of.push(entries.len());
-        }
+        let touched = spans
+            .iter()
+            .filter(|s| !s.is_empty())
+            .fold(0u64, |acc, s| acc ^ all[s.start]);
+        std::hint::black_box(touched);
     }
 
     /// Fills `scratch.best` with the best candidates of window `g` (number `b` of the gathered
@@ -489,15 +475,15 @@ impl CandidateSearch<'_> {
             best,
         } = scratch;
         let spans = &batch.spans[batch.spans_of[b]..batch.spans_of[b + 1]];
+        let all = self.index.entries();
+        let lists = spans.iter().map(|s| &all[s.clone()]);
         let work: usize = spans.iter().map(|s| s.len()).sum();
         let cheapest = if work <= HASH_MAX_WORK {
-            let copied = &batch.entries[batch.entries_of[b]..batch.entries_of[b + 1]];
             hash.reset(work);
-            self.rank_with(g, std::iter::once(copied), hash, best)
+            self.rank_with(g, lists, hash, best)
         } else {
-            let all = self.index.entries();
             let dense = dense.get_or_insert_with(|| DenseAccumulator::new(self.footprints.len()));
-            self.rank_with(g, spans.iter().map(|s| &all[s.clone()]), dense, best)
+            self.rank_with(g, lists, dense, best)
         };
         if batch.bounded[b] {
             [0, 0]
@@ -538,7 +524,6 @@ impl CandidateSearch<'_> {
             }
             best.offer(self.rank.encode(h, overlap, cost));
         });
-        best.finish();
         cheapest
     }
 
@@ -594,8 +579,8 @@ impl CandidateRank {
     }
 }
 
-/// The `capacity` smallest keys offered since the last clear: keys are collected, then
-/// [`Self::finish`] selects and sorts (`O(offered + capacity log capacity)`).
+/// The `capacity` smallest keys offered since the last clear, sorted: insertion into a short
+/// sorted list, `O(1)` for a key worse than the current last, `O(capacity)` otherwise.
 #[derive(Debug, Clone)]
 struct TopK {
     capacity: usize,
@@ -606,7 +591,7 @@ impl TopK {
     fn new(capacity: usize) -> Self {
         Self {
             capacity,
-            keys: Vec::new(),
+            keys: Vec::with_capacity(capacity),
         }
     }
 
@@ -615,20 +600,22 @@ impl TopK {
     }
 
     fn offer(&mut self, key: u128) {
-        self.keys.push(key);
-    }
-
-    /// Keeps the `capacity` smallest keys, sorted.
-    fn finish(&mut self) {
-        if self.keys.len() > self.capacity {
-            if self.capacity == 0 {
-                self.keys.clear();
-                return;
+        let keys = &mut self.keys;
+        if keys.len() == self.capacity {
+            match keys.last() {
+                Some(&worst) if key < worst => {
+                    keys.pop();
+                }
+                _ => return,
             }
-            self.keys.select_nth_unstable(self.capacity - 1);
-            self.keys.truncate(self.capacity);
         }
-        self.keys.sort_unstable();
+        keys.push(key);
+        let mut at = keys.len() - 1;
+        while at > 0 && keys[at - 1] > key {
+            keys[at] = keys[at - 1];
+            at -= 1;
+        }
+        keys[at] = key;
     }
 }
 
@@ -701,16 +688,13 @@ mod tests {
         for key in [5u128, 1, 9, 3, 7, 2] {
             top.offer(key);
         }
-        top.finish();
         assert_eq!(top.keys, vec![1, 2, 3]);
         top.clear();
         top.offer(4);
         top.offer(2);
-        top.finish();
         assert_eq!(top.keys, vec![2, 4]);
         let mut none = TopK::new(0);
         none.offer(1);
-        none.finish();
         assert!(none.keys.is_empty());
     }
 
