@@ -2,10 +2,13 @@
 //! and each window keeps its best `K` candidate neighbours among the windows it overlaps.
 //!
 //! Candidate search is SpGEMM-like (`F·Fᵀ` row by row): for window `g`, every column `c ∈ F_g`
-//! adds 1 to a dense per-thread counter for each window of `c` in the inverted index, a touched
-//! list resets the counters, and a partial selection keeps the best `K`. Time
-//! `O(Σ_c |windows(c)|·min(|windows(c)|, hub_limit+1) + windows·K log K)`, parallel over windows;
-//! memory `O(nnz + K·windows)` plus one `O(windows)` counter per thread. Columns held by more than
+//! adds 1 to a per-thread accumulator ([`crate::accumulate`]: a small reusable hash table, or a
+//! dense counter with a touched list for heavy windows) for each window of `c` in the inverted
+//! index, and a short sorted list keeps the best `K`. Windows are processed in batches whose index
+//! reads are issued together. Time
+//! `O(Σ_c |windows(c)|·min(|windows(c)|, hub_limit+1) + windows·K²)` (`K²` in the worst case of
+//! the insertion), parallel over windows; memory `O(nnz + K·windows)`, plus one `O(windows)` counter
+//! per thread only if a window's work exceeds 8192. Columns held by more than
 //! `hub_limit` windows (hubs, as in power-law graphs) are *bounded*: each of their windows only
 //! counts the `hub_limit` windows nearest to it in window order, so a hub costs
 //! `O(|windows(c)|·hub_limit)` instead of `O(|windows(c)|²)`.
