@@ -3,4 +3,13 @@
 //! This crate is a facade over the workspace crates; each owns one concern.
 #![forbid(unsafe_code)]
 
+pub use spmv_reorder_gen as gen;
+pub use spmv_reorder_locality as locality;
+pub use spmv_reorder_mtx as mtx;
+pub use spmv_reorder_peers as peers;
+pub use spmv_reorder_plot as plot;
+pub use spmv_reorder_reorder as reorder;
+pub use spmv_reorder_sampling as sampling;
 pub use spmv_reorder_sparse as sparse;
+pub use spmv_reorder_spmv as spmv;
+pub use spmv_reorder_tsp as tsp;

@@ -19,6 +19,7 @@ pub mod trace_kernel;
 #[derive(Debug, Parser)]
 #[command(name = "spmv-reorder", version, about, long_about = None)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+#[command(arg_required_else_help = true)]
 pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,

@@ -1,16 +1,418 @@
-//! The main job, `spmv-reorder IN -o OUT` (being written: issue 7).
+//! The main job, `spmv-reorder IN -o OUT`: read, reorder, write the reordered matrix (and on
+//! request the permutation, a JSON report, spy plots and a before/after SpMV benchmark).
+
+use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressStyle};
+use spmv_reorder::mtx::{self, MatrixMarket, ReadOptions, Symmetry, WriteOptions};
+use spmv_reorder::plot::{spy_png, SpyOptions};
+use spmv_reorder::reorder::{
+    Method, PermuteMode, ReorderReport, Reorderer, Reordering, SamplerChoice, Stage, WindowSpec,
+};
+use spmv_reorder::spmv::bench::{self, BenchConfig, Comparison};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// Arguments of the main job.
 #[derive(Debug, clap::Args)]
+#[command(next_help_heading = "Reordering")]
 pub struct ReorderArgs {
     /// Input Matrix Market file (`.mtx` or `.mtx.gz`, `-` for stdin).
-    input: Option<std::path::PathBuf>,
-    /// Output file for the reordered matrix.
+    input: Option<PathBuf>,
+    /// Where to write the reordered matrix (`.gz` compresses, `-` is stdout). Without it, only
+    /// the summary is printed.
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Ordering method: tsp (windows of locality + Lin-Kernighan path), rcm, gorder, degree,
+    /// identity, random.
+    #[arg(long, default_value = "tsp", value_name = "METHOD")]
+    method: Method,
+    /// Nonzeros the ordering sees: all, random:P (e.g. random:0.02), dast-sim[:opt=val,...],
+    /// dast-perf (hardware sampling), trace:perf-script=FILE,layout=FILE or
+    /// trace:lackey=FILE,layout=FILE.
+    #[arg(long, default_value = "all", value_name = "SAMPLER")]
+    sampler: SamplerChoice,
+    /// Windows of locality: 1 (rows), N (fixed size), var (thesis 4.2), or
+    /// latency[:avg|CYCLES][,zeros] (needs a DAST sampler).
+    #[arg(long, default_value = "1", value_name = "SPEC")]
+    window: WindowSpec,
+    /// Sides to permute: symmetric (P·A·Pᵀ, default for square matrices), rows, cols, both.
+    #[arg(long, value_name = "MODE")]
+    permute: Option<PermuteMode>,
+    /// Write the permutation here: line i holds the 1-based original index of new row i. With
+    /// independent column orders, the columns go to the same name with `.cols` appended.
+    #[arg(long, value_name = "FILE")]
+    perm_out: Option<PathBuf>,
+    /// Write a JSON report (method, D and D_w before/after, TSP cost, bound and gap, timings).
+    #[arg(long, value_name = "FILE.json")]
+    report: Option<PathBuf>,
+    /// Benchmark SpMV before and after, side by side, and report the speedup and break-even.
+    #[arg(long)]
+    bench: bool,
+    /// Draw the sparsity patterns before and after as PNG: `--spy before.png,after.png`.
+    #[arg(long, value_name = "BEFORE,AFTER", value_parser = parse_spy)]
+    spy: Option<(PathBuf, PathBuf)>,
+    /// Time budget of the TSP solve, in seconds (per side).
+    #[arg(long, value_name = "SECONDS")]
+    time_limit: Option<f64>,
+    /// Seed of every random choice.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Threads (default: all cores).
+    #[arg(long, value_name = "T")]
+    threads: Option<usize>,
+    /// Candidate neighbours per window in the window graph.
+    #[arg(long, default_value_t = 8, value_name = "K")]
+    neighbours: usize,
+    /// No progress bars and no summary (errors are still printed).
     #[arg(short, long)]
-    output: Option<std::path::PathBuf>,
+    quiet: bool,
 }
 
 /// Runs the main job.
 pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
-    anyhow::bail!("the main job is not available in this build yet ({args:?})")
+    let Some(input) = args.input.clone() else {
+        bail!(
+            "no input matrix: try `spmv-reorder INPUT.mtx -o OUTPUT.mtx`, or `spmv-reorder --help`"
+        );
+    };
+    let reorderer = reorderer(&args)?;
+    if let Some(out) = &args.output {
+        refuse_overwriting_input(&input, out)?;
+    }
+    let bar = progress_bar(args.quiet);
+    bar.set_message(format!("reading {}", input.display()));
+    let t = Instant::now();
+    let file = mtx::read_path(
+        &input,
+        &ReadOptions {
+            threads: args.threads,
+            ..Default::default()
+        },
+    )?;
+    let read_seconds = t.elapsed().as_secs_f64();
+    let pattern = file.matrix.pattern();
+    let progress_bar = bar.clone();
+    let reordering = reorderer
+        .run_with_progress(&pattern, &mut move |stage| show(&progress_bar, stage))
+        .with_context(|| format!("reordering {}", input.display()))?;
+    bar.set_message("writing");
+    let reordered = reordered_file(&file, &reordering)?;
+    if let Some(out) = &args.output {
+        let opts = WriteOptions {
+            threads: args.threads,
+            ..Default::default()
+        };
+        mtx::write_path(out, &reordered, &opts)?;
+    }
+    let perm_files = write_permutations(&args, &reordering)?;
+    if let Some((before, after)) = &args.spy {
+        spy_png(&pattern, before, &SpyOptions::default())?;
+        spy_png(&reordered.matrix.pattern(), after, &SpyOptions::default())?;
+    }
+    let comparison = if args.bench {
+        bar.set_message("benchmarking SpMV before and after");
+        Some(benchmark(
+            &file,
+            &reordered,
+            &args,
+            reordering.report.reorder_seconds,
+        )?)
+    } else {
+        None
+    };
+    bar.finish_and_clear();
+    if let Some(path) = &args.report {
+        let json = JobReport {
+            input: &input,
+            output: args.output.as_deref(),
+            rows: file.nrows(),
+            cols: file.ncols(),
+            nnz: file.nnz(),
+            read_seconds,
+            reorder: &reordering.report,
+            bench: comparison.as_ref(),
+        };
+        mtx::write_atomically(path, |w| {
+            serde_json::to_writer_pretty(&mut *w, &json)?;
+            writeln!(w)
+        })?;
+    }
+    if !args.quiet {
+        let summary = Summary {
+            input: &input,
+            file: &file,
+            args: &args,
+            reordering: &reordering,
+            perm_files: &perm_files,
+            comparison: comparison.as_ref(),
+        };
+        if args.output.as_deref() == Some(Path::new("-")) {
+            summary.print(&mut std::io::stderr().lock())?;
+        } else {
+            summary.print(&mut std::io::stdout().lock())?;
+        }
+    }
+    Ok(())
+}
+
+use std::io::Write;
+
+/// `BEFORE.png,AFTER.png` into two paths.
+fn parse_spy(s: &str) -> Result<(PathBuf, PathBuf), String> {
+    match s.split_once(',') {
+        Some((a, b)) if !a.is_empty() && !b.is_empty() && !b.contains(',') => {
+            Ok((PathBuf::from(a), PathBuf::from(b)))
+        }
+        _ => Err("expected two PNG paths separated by a comma: before.png,after.png".into()),
+    }
+}
+
+/// The library configuration the arguments describe (validated).
+fn reorderer(args: &ReorderArgs) -> anyhow::Result<Reorderer> {
+    if args.threads == Some(0) {
+        bail!("--threads must be at least 1");
+    }
+    let time_limit = match args.time_limit {
+        Some(s) if !(s.is_finite() && s > 0.0) => {
+            bail!("--time-limit must be a positive number of seconds, got {s}")
+        }
+        Some(s) => Some(Duration::from_secs_f64(s)),
+        None => None,
+    };
+    Ok(Reorderer::new()
+        .method(args.method)
+        .sampler(args.sampler.clone())
+        .windows(args.window)
+        .permute(args.permute)
+        .seed(args.seed)
+        .threads(args.threads)
+        .time_limit(time_limit)
+        .neighbours(args.neighbours))
+}
+
+/// Refuses an output path that names the input file (the input is never overwritten).
+fn refuse_overwriting_input(input: &Path, output: &Path) -> anyhow::Result<()> {
+    if input == Path::new("-") || output == Path::new("-") {
+        return Ok(());
+    }
+    let same = match (input.canonicalize(), output.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        bail!(
+            "the output {} is the input file: refusing to overwrite it; choose another -o",
+            output.display()
+        );
+    }
+    Ok(())
+}
+
+/// The reordered matrix in the input's field; symmetric storage is kept under a symmetric
+/// permutation (which preserves symmetry), general storage otherwise.
+fn reordered_file(file: &MatrixMarket, r: &Reordering) -> anyhow::Result<MatrixMarket> {
+    let matrix = file.matrix.permute(&r.rows, &r.cols)?;
+    let symmetric_permutation = r.report.permute == PermuteMode::Symmetric.to_string();
+    let symmetry = if symmetric_permutation {
+        file.header.symmetry
+    } else {
+        Symmetry::General
+    };
+    let mut out = MatrixMarket::with_storage(matrix, file.header.format, symmetry)?;
+    out.comments = file.comments.clone();
+    let rep = &r.report;
+    out.comments.push(format!(
+        " reordered by spmv-reorder {}: method {}, sampler {}, window {}, permutation {}, seed {}",
+        env!("CARGO_PKG_VERSION"),
+        rep.method,
+        rep.sampler,
+        rep.window,
+        rep.permute,
+        rep.seed
+    ));
+    Ok(out)
+}
+
+/// Writes `--perm-out`; returns the files written.
+fn write_permutations(args: &ReorderArgs, r: &Reordering) -> anyhow::Result<Vec<PathBuf>> {
+    let Some(path) = &args.perm_out else {
+        return Ok(Vec::new());
+    };
+    let what = |side: &str| {
+        format!(
+            " {side} permutation of {} by spmv-reorder (method {}): line i holds the 1-based index, \
+             in the original matrix, of the {side} placed at position i (new -> old)",
+            args.input.as_deref().unwrap_or(Path::new("-")).display(),
+            r.report.method
+        )
+    };
+    mtx::write_permutation(path, &r.rows, &what("row"))?;
+    let mut written = vec![path.clone()];
+    if r.report.permute != PermuteMode::Symmetric.to_string() {
+        let mut cols = path.clone().into_os_string();
+        cols.push(".cols");
+        let cols = PathBuf::from(cols);
+        mtx::write_permutation(&cols, &r.cols, &what("column"))?;
+        written.push(cols);
+    }
+    Ok(written)
+}
+
+fn benchmark(
+    before: &MatrixMarket,
+    after: &MatrixMarket,
+    args: &ReorderArgs,
+    reorder_seconds: f64,
+) -> anyhow::Result<Comparison> {
+    let mut config = BenchConfig {
+        reorder_seconds: Some(reorder_seconds),
+        ..BenchConfig::default()
+    };
+    if let Some(t) = args.threads {
+        config.threads = t;
+    }
+    Ok(bench::compare(
+        &before.matrix.to_real(),
+        &after.matrix.to_real(),
+        &config,
+    )?)
+}
+
+/// A progress bar on stderr, drawn only when stderr is a terminal and not `--quiet`.
+fn progress_bar(quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(1000);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {msg}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar.enable_steady_tick(Duration::from_millis(120));
+    bar
+}
+
+fn show(bar: &ProgressBar, stage: &Stage) {
+    match stage {
+        Stage::Sampling => bar.set_message("sampling nonzeros"),
+        Stage::Graph { side } => bar.set_message(format!("{side}: windows and window graph")),
+        Stage::Solving {
+            side,
+            fraction,
+            cost,
+        } => {
+            bar.set_position((fraction * 1000.0) as u64);
+            bar.set_message(format!("{side}: Lin-Kernighan path, cost {cost}"));
+        }
+        Stage::Ordering { side } => bar.set_message(format!("{side}: ordering")),
+        Stage::Measuring => bar.set_message("measuring locality"),
+    }
+}
+
+/// The JSON of `--report`.
+#[derive(serde::Serialize)]
+struct JobReport<'a> {
+    input: &'a Path,
+    output: Option<&'a Path>,
+    rows: usize,
+    cols: usize,
+    nnz: usize,
+    read_seconds: f64,
+    #[serde(flatten)]
+    reorder: &'a ReorderReport,
+    bench: Option<&'a Comparison>,
+}
+
+/// The few lines a user reads after the job.
+struct Summary<'a> {
+    input: &'a Path,
+    file: &'a MatrixMarket,
+    args: &'a ReorderArgs,
+    reordering: &'a Reordering,
+    perm_files: &'a [PathBuf],
+    comparison: Option<&'a Comparison>,
+}
+
+impl Summary<'_> {
+    fn print(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let r = &self.reordering.report;
+        let h = &self.file.header;
+        writeln!(
+            out,
+            "{}: {} x {}, {} nonzeros ({} {})",
+            self.input.display(),
+            self.file.nrows(),
+            self.file.ncols(),
+            self.file.nnz(),
+            h.field,
+            h.symmetry.as_str()
+        )?;
+        writeln!(
+            out,
+            "  ordering   {} (sampler {}, window {}, {} permutation) in {:.3} s",
+            r.method, r.sampler, r.window, r.permute, r.reorder_seconds
+        )?;
+        writeln!(
+            out,
+            "  locality   D {} -> {} ({}); D counts the columns that change between consecutive rows: lower is better",
+            r.d_before,
+            r.d_after,
+            percent_change(r.d_before, r.d_after)
+        )?;
+        if let Some(t) = r.rows.as_ref().and_then(|s| s.tsp.as_ref()) {
+            writeln!(
+                out,
+                "  TSP path   cost {} over {} windows, lower bound {} (gap {:.1}%)",
+                t.cost,
+                r.rows.as_ref().map_or(0, |s| s.windows),
+                t.lower_bound,
+                100.0 * t.gap
+            )?;
+        }
+        if let Some(c) = &r.coverage {
+            writeln!(
+                out,
+                "  sample     {} of {} nonzeros ({:.2}%), {} rows without a sample",
+                c.sampled_nnz,
+                c.nnz,
+                100.0 * c.sampled_fraction,
+                c.rows_without_sample
+            )?;
+        }
+        if let Some(c) = self.comparison {
+            let be = c
+                .break_even_iterations
+                .map_or("never (not faster)".to_string(), |n| {
+                    format!("after {n:.0} products")
+                });
+            writeln!(
+                out,
+                "  SpMV       {:.4} ms -> {:.4} ms on {} threads: speedup {:.2}x, the reordering pays off {be}",
+                1e3 * c.before.median_s,
+                1e3 * c.after.median_s,
+                c.before.threads,
+                c.speedup
+            )?;
+        }
+        match &self.args.output {
+            Some(o) if o != Path::new("-") => writeln!(out, "  wrote      {}", o.display())?,
+            Some(_) => {}
+            None => writeln!(out, "  (no -o given: nothing written)")?,
+        }
+        for p in self.perm_files {
+            writeln!(out, "  wrote      {}", p.display())?;
+        }
+        Ok(())
+    }
+}
+
+fn percent_change(before: u64, after: u64) -> String {
+    if before == 0 {
+        return "unchanged".into();
+    }
+    format!(
+        "{:+.1}%",
+        100.0 * (after as f64 - before as f64) / before as f64
+    )
 }

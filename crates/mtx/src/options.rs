@@ -1,0 +1,84 @@
+//! Options of reading and writing, and the thread pool a job runs on.
+
+use crate::error::MtxError;
+use crate::header::{Format, Symmetry};
+
+/// How to read a Matrix Market file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Worker threads: `None` uses the current rayon pool (all cores by default), `Some(n)` runs in
+    /// a pool of `n` threads (`Some(1)` is sequential; `Some(0)` means all cores).
+    pub threads: Option<usize>,
+    /// Bytes per parsing chunk; `None` picks a size from the file size and thread count. Small
+    /// values exercise the chunk boundaries in tests; results never depend on it.
+    pub chunk_bytes: Option<usize>,
+}
+
+/// How to write a Matrix Market file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Worker threads, as [`ReadOptions::threads`].
+    pub threads: Option<usize>,
+    /// The format to write; `None` keeps the header's.
+    pub format: Option<Format>,
+    /// The symmetry (stored part) to write; `None` keeps the header's. A triangular symmetry is
+    /// checked against the values.
+    pub symmetry: Option<Symmetry>,
+    /// Lines per formatting chunk; `None` picks a default. Results never depend on it.
+    pub chunk_lines: Option<usize>,
+}
+
+/// The rayon pool a job runs on: the current one, or one of its own.
+pub(crate) enum Pool {
+    Current,
+    Own(rayon::ThreadPool),
+}
+
+impl Pool {
+    /// The pool for `threads` (`None`: the current pool).
+    ///
+    /// # Errors
+    /// [`MtxError::ThreadPool`] when the threads cannot be started.
+    pub(crate) fn new(threads: Option<usize>) -> Result<Self, MtxError> {
+        let Some(n) = threads else {
+            return Ok(Pool::Current);
+        };
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map(Pool::Own)
+            .map_err(|e| MtxError::ThreadPool {
+                threads: n,
+                message: e.to_string(),
+            })
+    }
+
+    /// Runs `job` on the pool and returns its result.
+    pub(crate) fn install<R: Send>(&self, job: impl FnOnce() -> R + Send) -> R {
+        match self {
+            Pool::Current => job(),
+            Pool::Own(pool) => pool.install(job),
+        }
+    }
+
+    /// Threads of the pool.
+    pub(crate) fn threads(&self) -> usize {
+        self.install(rayon::current_num_threads)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_on_the_requested_threads() {
+        for n in [1, 2, 3] {
+            assert_eq!(Pool::new(Some(n)).unwrap().threads(), n);
+        }
+        assert_eq!(
+            Pool::new(None).unwrap().threads(),
+            rayon::current_num_threads()
+        );
+    }
+}

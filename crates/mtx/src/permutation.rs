@@ -1,0 +1,164 @@
+//! Permutation files: `%` comment lines (stating the direction), then one 1-based index per line.
+//! Line `i` of the indices holds the OLD index (1-based) of the row placed at new position `i`:
+//! `new_to_old + 1`, the list of old indices in their new order (as `perm` in MATLAB or
+//! `A[perm, :]` in numpy, plus one). `O(n)` both ways. Used by the CLI's `--perm-out` and
+//! `bench --perm`.
+
+use crate::error::{MtxError, ParseError};
+use crate::header::parse_u64;
+use crate::output::write_atomically;
+use crate::value::is_space;
+use spmv_reorder_sparse::Permutation;
+use std::io::Read;
+use std::path::Path;
+
+/// The comment that opens every permutation file written here.
+pub const PERMUTATION_DIRECTION: &str =
+    "line i (after the comments) holds the 1-based OLD index of the row placed at new position i (new_to_old + 1)";
+
+/// Writes `p` to `path` (atomically; `-` is stdout): `% ` + [`PERMUTATION_DIRECTION`], `% ` + each
+/// line of `comment` (none when empty), then `new_to_old[i] + 1` per line.
+///
+/// # Errors
+/// [`MtxError::Io`] naming `path`.
+pub fn write_permutation(path: &Path, p: &Permutation, comment: &str) -> Result<(), MtxError> {
+    write_atomically(path, |w| {
+        writeln!(w, "% {PERMUTATION_DIRECTION}")?;
+        for line in comment.lines() {
+            writeln!(w, "% {line}")?;
+        }
+        let mut buf = itoa::Buffer::new();
+        let mut text = Vec::with_capacity(p.len() * 8);
+        for &old in p.new_to_old() {
+            text.extend_from_slice(buf.format(old + 1).as_bytes());
+            text.push(b'\n');
+        }
+        w.write_all(&text)
+    })
+}
+
+/// Reads a permutation file (plain or gzip; `-` is stdin). `%` lines and blank lines are skipped.
+///
+/// # Errors
+/// [`MtxError::Io`]; [`MtxError::Parse`] with the line for a line that is not one positive
+/// integer ([`ParseError::BadIndex`], [`ParseError::WrongTokenCount`]), an index outside `1..=n`
+/// where `n` is the number of indices ([`ParseError::IndexOutOfRange`]) or an index repeated
+/// ([`ParseError::RepeatedIndex`]).
+pub fn read_permutation(path: &Path) -> Result<Permutation, MtxError> {
+    let bytes = crate::input::read_path(path)?;
+    parse_permutation(&bytes).map_err(|e| e.with_path(Some(path.to_path_buf())))
+}
+
+/// [`read_permutation`] from any reader.
+///
+/// # Errors
+/// As [`read_permutation`], without a path.
+pub fn read_permutation_from<R: Read>(reader: R) -> Result<Permutation, MtxError> {
+    parse_permutation(&crate::input::read_all(reader, 0)?)
+}
+
+fn parse_permutation(bytes: &[u8]) -> Result<Permutation, MtxError> {
+    let mut indices: Vec<(u64, u64)> = Vec::new();
+    for (number, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line_no = number as u64 + 1;
+        let words: Vec<&[u8]> = line
+            .split(|&b| is_space(b))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let index = match words.as_slice() {
+            [] => continue,
+            [first, ..] if first.starts_with(b"%") => {
+                std::str::from_utf8(line)
+                    .map_err(|_| MtxError::at(line_no, ParseError::NotUtf8))?;
+                continue;
+            }
+            [word] => parse_u64(word).ok_or_else(|| {
+                let kind = match std::str::from_utf8(line) {
+                    Ok(_) => ParseError::BadIndex {
+                        axis: "permutation",
+                        found: crate::error::excerpt(word),
+                    },
+                    Err(_) => ParseError::NotUtf8,
+                };
+                MtxError::at(line_no, kind)
+            })?,
+            more => {
+                return Err(MtxError::at(
+                    line_no,
+                    ParseError::WrongTokenCount {
+                        expected: 1,
+                        found: more.len(),
+                    },
+                ))
+            }
+        };
+        indices.push((index, line_no));
+    }
+    let n = indices.len() as u64;
+    let mut first_line = vec![0u64; indices.len()];
+    let mut new_to_old = Vec::with_capacity(indices.len());
+    for &(index, line) in &indices {
+        if index == 0 || index > n {
+            return Err(MtxError::at(
+                line,
+                ParseError::IndexOutOfRange {
+                    axis: "permutation",
+                    index,
+                    dim: n,
+                },
+            ));
+        }
+        let seen = &mut first_line[index as usize - 1];
+        if *seen != 0 {
+            return Err(MtxError::at(
+                line,
+                ParseError::RepeatedIndex {
+                    index,
+                    first_line: *seen,
+                },
+            ));
+        }
+        *seen = line;
+        new_to_old.push(index as usize - 1);
+    }
+    Ok(Permutation::from_new_to_old(new_to_old).expect("validated above"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Vec<usize>, (u64, &'static str)> {
+        parse_permutation(text.as_bytes())
+            .map(|p| p.new_to_old().to_vec())
+            .map_err(|e| (e.line().unwrap(), e.parse_error().unwrap().name()))
+    }
+
+    #[test]
+    fn round_trip_through_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.perm");
+        let p = Permutation::from_new_to_old(vec![2, 0, 3, 1]).unwrap();
+        write_permutation(&path, &p, "rows by RCM\nseed 7").unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("% line i"));
+        assert!(text.ends_with("% seed 7\n3\n1\n4\n2\n"));
+        assert_eq!(read_permutation(&path).unwrap(), p);
+    }
+
+    #[test]
+    fn errors_name_lines() {
+        assert_eq!(parse("% c\n2\n\n1\n"), Ok(vec![1, 0]));
+        assert_eq!(parse(""), Ok(vec![]));
+        assert_eq!(parse("1\n3\n"), Err((2, "index_out_of_range")));
+        assert_eq!(parse("1\n0\n"), Err((2, "index_out_of_range")));
+        assert_eq!(parse("2\n1\n2\n"), Err((3, "repeated_index")));
+        assert_eq!(parse("1\nx\n"), Err((2, "bad_index")));
+        assert_eq!(parse("1 2\n"), Err((1, "wrong_token_count")));
+        assert_eq!(parse("1\n\u{e9}\n"), Err((2, "bad_index")));
+        assert_eq!(
+            parse_permutation(b"1\n\xff\n").unwrap_err().parse_error(),
+            Some(&ParseError::NotUtf8)
+        );
+    }
+}

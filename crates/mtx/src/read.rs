@@ -1,0 +1,242 @@
+//! Reading a Matrix Market text: banner, comments and size line sequentially (`O(header)`), then
+//! the body in parallel chunks (`body.rs`) and the expanded CSR matrix (`assemble.rs`).
+//! Called by the public `read`, `read_path` and `read_bytes`.
+
+use crate::assemble::{self, ArrayError};
+use crate::body::{self, Layout};
+use crate::error::{MtxError, ParseError};
+use crate::header::{Format, Header, Size};
+use crate::input;
+use crate::options::{Pool, ReadOptions};
+use crate::value::MtxValue;
+use crate::MatrixMarket;
+use spmv_reorder_sparse::{AnyCsr, Complex64, CsrMatrix, Field};
+use std::io::Read;
+use std::path::Path;
+
+/// Reads a Matrix Market file (plain or gzip, detected by its first bytes); `-` reads stdin.
+///
+/// # Errors
+/// [`MtxError::Io`] when the file cannot be read, [`MtxError::Parse`] naming the path and line of
+/// the first problem of the file, [`MtxError::ThreadPool`] when `opts.threads` cannot be started.
+pub fn read_path(path: &Path, opts: &ReadOptions) -> Result<MatrixMarket, MtxError> {
+    let bytes = input::read_path(path)?;
+    read_bytes(&bytes, opts).map_err(|e| e.with_path(Some(path.to_path_buf())))
+}
+
+/// Reads a Matrix Market text (plain or gzip) from any reader.
+///
+/// # Errors
+/// As [`read_path`], without a path in the errors.
+pub fn read<R: Read>(reader: R, opts: &ReadOptions) -> Result<MatrixMarket, MtxError> {
+    let bytes = input::read_all(reader, 0)?;
+    read_bytes(&bytes, opts)
+}
+
+/// Reads a Matrix Market text already in memory (not compressed).
+///
+/// # Errors
+/// As [`read`].
+pub fn read_bytes(bytes: &[u8], opts: &ReadOptions) -> Result<MatrixMarket, MtxError> {
+    let pre = Preamble::parse(bytes)?;
+    let pool = Pool::new(opts.threads)?;
+    let body = &bytes[pre.body_offset..];
+    let matrix = pool.install(|| match pre.header.field {
+        Field::Real => read_body::<f64>(body, &pre, opts).map(AnyCsr::Real),
+        Field::Integer => read_body::<i64>(body, &pre, opts).map(AnyCsr::Integer),
+        Field::Complex => read_body::<Complex64>(body, &pre, opts).map(AnyCsr::Complex),
+        Field::Pattern => read_body::<()>(body, &pre, opts).map(AnyCsr::Pattern),
+    })?;
+    Ok(MatrixMarket {
+        header: pre.header,
+        comments: pre.comments,
+        matrix,
+    })
+}
+
+/// Everything before the body.
+struct Preamble {
+    header: Header,
+    comments: Vec<String>,
+    size: Size,
+    size_line: u64,
+    body_offset: usize,
+    /// Line number of the body's first line.
+    body_line: u64,
+}
+
+impl Preamble {
+    fn parse(bytes: &[u8]) -> Result<Self, MtxError> {
+        let mut lines = HeaderLines {
+            bytes,
+            offset: 0,
+            line: 0,
+        };
+        let banner = lines.next().unwrap_or_default();
+        let header = Header::parse(banner).map_err(|k| MtxError::at(1, k))?;
+        let mut comments = Vec::new();
+        loop {
+            let Some(text) = lines.next() else {
+                return Err(MtxError::at(lines.end_line(), ParseError::MissingSizeLine));
+            };
+            let at = |k| MtxError::at(lines.line, k);
+            let trimmed = text.trim_ascii_start();
+            if trimmed.is_empty() {
+                continue;
+            }
+            if trimmed[0] == b'%' {
+                comments.push(comment_text(trimmed).map_err(at)?);
+                continue;
+            }
+            let size = Size::parse(text, &header).map_err(at)?;
+            return Ok(Preamble {
+                header,
+                comments,
+                size,
+                size_line: lines.line,
+                body_offset: lines.offset,
+                body_line: lines.line + 1,
+            });
+        }
+    }
+}
+
+/// The lines of the header, one at a time, with their numbers.
+struct HeaderLines<'a> {
+    bytes: &'a [u8],
+    /// Start of the next line.
+    offset: usize,
+    /// Number of the line last returned.
+    line: u64,
+}
+
+impl HeaderLines<'_> {
+    /// The line where the file ends: after the last line break, or the last line when the file
+    /// does not end with one (the convention of `body::check_entries` too).
+    fn end_line(&self) -> u64 {
+        if self.bytes.last().is_none_or(|&b| b == b'\n') {
+            self.line + 1
+        } else {
+            self.line
+        }
+    }
+}
+
+impl<'a> Iterator for HeaderLines<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let rest = self.bytes.get(self.offset..).filter(|r| !r.is_empty())?;
+        let len = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+        self.offset = (self.offset + len + 1).min(self.bytes.len());
+        self.line += 1;
+        Some(&rest[..len])
+    }
+}
+
+/// The text of a comment line after its `%`, without the line break.
+fn comment_text(line: &[u8]) -> Result<String, ParseError> {
+    let mut text = &line[1..];
+    while let Some((&last, rest)) = text.split_last() {
+        if last != b'\r' {
+            break;
+        }
+        text = rest;
+    }
+    std::str::from_utf8(text)
+        .map(str::to_owned)
+        .map_err(|_| ParseError::NotUtf8)
+}
+
+/// Default chunk size: about 8 chunks per thread, between 64 KiB and 4 MiB.
+fn default_chunk_bytes(body_len: usize, threads: usize) -> usize {
+    (body_len / (8 * threads.max(1))).clamp(64 << 10, 4 << 20)
+}
+
+fn read_body<T: MtxValue>(
+    body: &[u8],
+    pre: &Preamble,
+    opts: &ReadOptions,
+) -> Result<CsrMatrix<T>, MtxError> {
+    let layout = Layout {
+        format: pre.header.format,
+        symmetry: pre.header.symmetry,
+        nrows: pre.size.nrows,
+        ncols: pre.size.ncols,
+    };
+    let target = opts
+        .chunk_bytes
+        .unwrap_or_else(|| default_chunk_bytes(body.len(), rayon::current_num_threads()));
+    let chunks = body::split_lines(body, target);
+    let parsed = body::parse_chunks::<T>(&chunks, &layout);
+    body::check_entries(&chunks, &parsed, pre.size.entries, pre.body_line)?;
+    let at_size_line = |kind| MtxError::at(pre.size_line, kind);
+    match pre.header.format {
+        Format::Coordinate => {
+            assemble::coordinate(layout.nrows, layout.ncols, &parsed, layout.symmetry)
+                .map_err(at_size_line)
+        }
+        Format::Array => {
+            let values: Vec<T> = parsed.iter().flat_map(|c| c.vals.iter().copied()).collect();
+            assemble::array(layout.nrows, layout.ncols, &values, layout.symmetry).map_err(|e| {
+                match e {
+                    ArrayError::Parse(kind) => at_size_line(kind),
+                    ArrayError::HermitianDiagonal { entry, index } => MtxError::at(
+                        body::line_of_body_entry(&chunks, &parsed, entry, pre.body_line),
+                        ParseError::HermitianDiagonal {
+                            index: index as u64 + 1,
+                        },
+                    ),
+                }
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_str(text: &str) -> Result<MatrixMarket, MtxError> {
+        read_bytes(text.as_bytes(), &ReadOptions::default())
+    }
+
+    #[test]
+    fn preamble_keeps_comments() {
+        let m = read_str(
+            "%%MatrixMarket matrix coordinate integer general\r\n% one\r\n\n%two\n 2 3 1\n1 3 -7\n",
+        )
+        .unwrap();
+        assert_eq!(m.comments, vec![" one".to_string(), "two".to_string()]);
+        let AnyCsr::Integer(a) = &m.matrix else {
+            panic!()
+        };
+        assert_eq!((a.nrows(), a.ncols(), a.nnz()), (2, 3, 1));
+        assert_eq!(a.row(0), (&[2u32][..], &[-7i64][..]));
+    }
+
+    #[test]
+    fn preamble_errors_have_lines() {
+        let e = read_str("").unwrap_err();
+        assert_eq!(
+            (e.line(), e.parse_error().unwrap().name()),
+            (Some(1), "missing_banner")
+        );
+        let e = read_str("%%MatrixMarket matrix coordinate real general\n%c\n").unwrap_err();
+        assert_eq!(
+            (e.line(), e.parse_error().unwrap().name()),
+            (Some(3), "missing_size_line")
+        );
+        let e = read_str("%%MatrixMarket matrix coordinate real general\n\n2 x 1\n").unwrap_err();
+        assert_eq!(
+            (e.line(), e.parse_error().unwrap().name()),
+            (Some(3), "bad_size_line")
+        );
+    }
+
+    #[test]
+    fn default_chunks_are_bounded() {
+        assert_eq!(default_chunk_bytes(0, 2), 64 << 10);
+        assert_eq!(default_chunk_bytes(1 << 40, 1), 4 << 20);
+    }
+}

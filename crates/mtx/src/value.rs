@@ -1,0 +1,372 @@
+//! Parsing and formatting the numbers of one line: indices and the values of each field.
+//!
+//! [`Tokens`] walks one line (no line break) left to right, `O(line length)`, without allocating;
+//! errors are built only on the failure path. [`MtxValue`] extends the sparse crate's `Value` with
+//! the Matrix Market text form of each field: reals in shortest round-trip form (`ryu`), integers
+//! with `itoa`, complex numbers as two reals, patterns as nothing.
+
+use crate::error::{excerpt, ParseError};
+use spmv_reorder_sparse::{Complex64, Field, Value};
+
+/// True for the bytes that separate numbers on a line.
+#[inline]
+pub(crate) fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r')
+}
+
+/// A cursor over the numbers of one line.
+pub(crate) struct Tokens<'a> {
+    line: &'a [u8],
+    pos: usize,
+    /// How many numbers the line must hold (for [`ParseError::WrongTokenCount`]).
+    expected: usize,
+}
+
+impl<'a> Tokens<'a> {
+    /// A cursor at the start of `line`, which must hold `expected` numbers.
+    pub(crate) fn new(line: &'a [u8], expected: usize) -> Self {
+        Tokens {
+            line,
+            pos: 0,
+            expected,
+        }
+    }
+
+    #[inline]
+    fn skip_space(&mut self) {
+        while self.pos < self.line.len() && is_space(self.line[self.pos]) {
+            self.pos += 1;
+        }
+    }
+
+    /// Moves to the next number; the wrong-count error when the line has no more.
+    #[inline]
+    fn start(&mut self) -> Result<(), ParseError> {
+        self.skip_space();
+        if self.pos == self.line.len() {
+            return Err(self.wrong_count());
+        }
+        Ok(())
+    }
+
+    /// Checks that nothing but spaces follows the last number.
+    #[inline]
+    pub(crate) fn finish(&mut self) -> Result<(), ParseError> {
+        self.skip_space();
+        if self.pos != self.line.len() {
+            return Err(self.wrong_count());
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn wrong_count(&self) -> ParseError {
+        let found = self
+            .line
+            .split(|&b| is_space(b))
+            .filter(|w| !w.is_empty())
+            .count();
+        ParseError::WrongTokenCount {
+            expected: self.expected,
+            found,
+        }
+    }
+
+    /// True when the number that ended at `end` is followed by a space or the end of the line.
+    #[inline]
+    fn ends_at(&self, end: usize) -> bool {
+        end == self.line.len() || is_space(self.line[end])
+    }
+
+    /// The whole token starting at the cursor, for error messages.
+    #[cold]
+    fn token(&self) -> String {
+        let rest = &self.line[self.pos..];
+        let len = rest.iter().position(|&b| is_space(b)).unwrap_or(rest.len());
+        excerpt(&rest[..len])
+    }
+
+    /// A 1-based index in `1..=dim`, returned 0-based.
+    #[inline]
+    pub(crate) fn index(&mut self, axis: &'static str, dim: usize) -> Result<u32, ParseError> {
+        self.start()?;
+        let mut end = self.pos;
+        let mut value: u64 = 0;
+        while end < self.line.len() && end - self.pos < 19 {
+            let digit = self.line[end].wrapping_sub(b'0');
+            if digit >= 10 {
+                break;
+            }
+            value = value * 10 + u64::from(digit);
+            end += 1;
+        }
+        if end == self.pos || !self.ends_at(end) {
+            return Err(ParseError::BadIndex {
+                axis,
+                found: self.token(),
+            });
+        }
+        if value == 0 || value > dim as u64 {
+            return Err(ParseError::IndexOutOfRange {
+                axis,
+                index: value,
+                dim: dim as u64,
+            });
+        }
+        self.pos = end;
+        Ok((value - 1) as u32)
+    }
+
+    /// A real number (also `inf`, `nan`, exponents), for a file of `field`.
+    #[inline]
+    fn real(&mut self, field: Field) -> Result<f64, ParseError> {
+        self.start()?;
+        match fast_float2::parse_partial::<f64, _>(&self.line[self.pos..]) {
+            Ok((v, n)) if self.ends_at(self.pos + n) => {
+                self.pos += n;
+                Ok(v)
+            }
+            _ => Err(ParseError::BadValue {
+                field,
+                found: self.token(),
+            }),
+        }
+    }
+
+    /// A signed 64-bit integer.
+    #[inline]
+    fn integer(&mut self) -> Result<i64, ParseError> {
+        self.start()?;
+        let rest = &self.line[self.pos..];
+        let (negative, digits_start) = match rest[0] {
+            b'-' => (true, 1),
+            b'+' => (false, 1),
+            _ => (false, 0),
+        };
+        let mut end = digits_start;
+        let mut magnitude: u64 = 0;
+        let mut overflow = false;
+        while end < rest.len() {
+            let digit = rest[end].wrapping_sub(b'0');
+            if digit >= 10 {
+                break;
+            }
+            match magnitude
+                .checked_mul(10)
+                .and_then(|m| m.checked_add(u64::from(digit)))
+            {
+                Some(m) => magnitude = m,
+                None => overflow = true,
+            }
+            end += 1;
+        }
+        let value = if negative {
+            0i64.checked_sub_unsigned(magnitude)
+        } else {
+            i64::try_from(magnitude).ok()
+        };
+        match value {
+            Some(v) if !overflow && end > digits_start && self.ends_at(self.pos + end) => {
+                self.pos += end;
+                Ok(v)
+            }
+            _ => Err(ParseError::BadValue {
+                field: Field::Integer,
+                found: self.token(),
+            }),
+        }
+    }
+}
+
+/// A value type with a Matrix Market text form.
+pub(crate) trait MtxValue: Value {
+    /// Numbers per value on a line (0 for patterns, 2 for complex).
+    const NUMBERS: usize;
+    /// Parses one value at the cursor.
+    fn parse(tokens: &mut Tokens<'_>) -> Result<Self, ParseError>;
+    /// Appends the value's numbers, separated by single spaces, with no leading space.
+    fn format(self, out: &mut Vec<u8>);
+    /// Equality for symmetry checks: `==`, but NaN equals NaN (a NaN mirrored stays a NaN).
+    fn same(self, other: Self) -> bool;
+    /// The value of an entry not stored (written in `array` format).
+    fn zero() -> Self;
+    /// True when the imaginary part is zero (always, except for complex).
+    fn is_real(self) -> bool {
+        true
+    }
+}
+
+fn same_f64(a: f64, b: f64) -> bool {
+    a == b || (a.is_nan() && b.is_nan())
+}
+
+fn format_f64(v: f64, out: &mut Vec<u8>) {
+    let mut buf = ryu::Buffer::new();
+    out.extend_from_slice(buf.format(v).as_bytes());
+}
+
+impl MtxValue for f64 {
+    const NUMBERS: usize = 1;
+    #[inline]
+    fn parse(tokens: &mut Tokens<'_>) -> Result<Self, ParseError> {
+        tokens.real(Field::Real)
+    }
+    #[inline]
+    fn format(self, out: &mut Vec<u8>) {
+        format_f64(self, out);
+    }
+    fn same(self, other: Self) -> bool {
+        same_f64(self, other)
+    }
+    fn zero() -> Self {
+        0.0
+    }
+}
+
+impl MtxValue for i64 {
+    const NUMBERS: usize = 1;
+    #[inline]
+    fn parse(tokens: &mut Tokens<'_>) -> Result<Self, ParseError> {
+        tokens.integer()
+    }
+    #[inline]
+    fn format(self, out: &mut Vec<u8>) {
+        let mut buf = itoa::Buffer::new();
+        out.extend_from_slice(buf.format(self).as_bytes());
+    }
+    fn same(self, other: Self) -> bool {
+        self == other
+    }
+    fn zero() -> Self {
+        0
+    }
+}
+
+impl MtxValue for Complex64 {
+    const NUMBERS: usize = 2;
+    #[inline]
+    fn parse(tokens: &mut Tokens<'_>) -> Result<Self, ParseError> {
+        let re = tokens.real(Field::Complex)?;
+        let im = tokens.real(Field::Complex)?;
+        Ok(Complex64::new(re, im))
+    }
+    #[inline]
+    fn format(self, out: &mut Vec<u8>) {
+        format_f64(self.re, out);
+        out.push(b' ');
+        format_f64(self.im, out);
+    }
+    fn same(self, other: Self) -> bool {
+        same_f64(self.re, other.re) && same_f64(self.im, other.im)
+    }
+    fn zero() -> Self {
+        Complex64::new(0.0, 0.0)
+    }
+    fn is_real(self) -> bool {
+        self.im == 0.0
+    }
+}
+
+impl MtxValue for () {
+    const NUMBERS: usize = 0;
+    #[inline]
+    fn parse(_tokens: &mut Tokens<'_>) -> Result<Self, ParseError> {
+        Ok(())
+    }
+    fn format(self, _out: &mut Vec<u8>) {}
+    fn same(self, _other: Self) -> bool {
+        true
+    }
+    fn zero() -> Self {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one<T: MtxValue>(line: &str) -> Result<T, ParseError> {
+        let mut t = Tokens::new(line.as_bytes(), T::NUMBERS);
+        let v = T::parse(&mut t)?;
+        t.finish()?;
+        Ok(v)
+    }
+
+    #[test]
+    fn reals_in_every_notation() {
+        assert_eq!(one::<f64>(" 1.5e-3\r").unwrap(), 1.5e-3);
+        assert_eq!(one::<f64>("-2").unwrap(), -2.0);
+        assert_eq!(one::<f64>("+.5E+2").unwrap(), 50.0);
+        assert_eq!(one::<f64>("inf").unwrap(), f64::INFINITY);
+        assert_eq!(one::<f64>("-Infinity").unwrap(), f64::NEG_INFINITY);
+        assert!(one::<f64>("NaN").unwrap().is_nan());
+        assert!(one::<f64>("nan").unwrap().is_nan());
+        assert_eq!(one::<f64>("1.0x").unwrap_err().name(), "bad_value");
+        assert_eq!(one::<f64>("1 2").unwrap_err().name(), "wrong_token_count");
+        assert_eq!(one::<f64>("").unwrap_err().name(), "wrong_token_count");
+    }
+
+    #[test]
+    fn integers_are_exact_and_checked() {
+        assert_eq!(one::<i64>("-9223372036854775808").unwrap(), i64::MIN);
+        assert_eq!(one::<i64>("+9223372036854775807").unwrap(), i64::MAX);
+        assert_eq!(
+            one::<i64>("9223372036854775808").unwrap_err().name(),
+            "bad_value"
+        );
+        assert_eq!(one::<i64>("1.0").unwrap_err().name(), "bad_value");
+        assert_eq!(one::<i64>("-").unwrap_err().name(), "bad_value");
+    }
+
+    #[test]
+    fn complex_needs_two_numbers() {
+        assert_eq!(one::<Complex64>("1 -2").unwrap(), Complex64::new(1.0, -2.0));
+        let e = one::<Complex64>("1").unwrap_err();
+        assert_eq!(
+            e,
+            ParseError::WrongTokenCount {
+                expected: 2,
+                found: 1
+            }
+        );
+    }
+
+    #[test]
+    fn indices_are_one_based_and_bounded() {
+        let mut t = Tokens::new(b"3 1", 2);
+        assert_eq!(t.index("row", 3), Ok(2));
+        assert_eq!(t.index("column", 3), Ok(0));
+        let e = Tokens::new(b"0", 1).index("row", 3).unwrap_err();
+        assert_eq!(e.name(), "index_out_of_range");
+        let e = Tokens::new(b"4", 1).index("row", 3).unwrap_err();
+        assert_eq!(e.name(), "index_out_of_range");
+        let e = Tokens::new(b"2.0", 1).index("row", 3).unwrap_err();
+        assert_eq!(e.name(), "bad_index");
+        let e = Tokens::new(b"99999999999999999999999", 1)
+            .index("row", 3)
+            .unwrap_err();
+        assert_eq!(e.name(), "bad_index");
+    }
+
+    #[test]
+    fn formatting_round_trips() {
+        for v in [
+            0.1,
+            -1e-300,
+            1e300,
+            5e-324,
+            f64::INFINITY,
+            123456789.0,
+            -0.0,
+        ] {
+            let mut out = Vec::new();
+            v.format(&mut out);
+            let back = one::<f64>(std::str::from_utf8(&out).unwrap()).unwrap();
+            assert_eq!(back.to_bits(), v.to_bits());
+        }
+        let mut out = Vec::new();
+        f64::NAN.format(&mut out);
+        assert!(one::<f64>(std::str::from_utf8(&out).unwrap())
+            .unwrap()
+            .is_nan());
+    }
+}
