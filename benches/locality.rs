@@ -9,6 +9,7 @@
 //!
 //! ```text
 //! cargo bench --bench locality -- [--n 100] [--threads 2] [--reps 5] [--p 0.02] [--seed 1]
+//!     [--cases full-w1,full-variable,sample-w1,sample-variable]
 //! ```
 
 use rayon::prelude::*;
@@ -24,6 +25,8 @@ struct Args {
     reps: usize,
     p: f64,
     seed: u64,
+    /// Case names to run (all when empty): full-w1, full-variable, sample-w1, sample-variable.
+    cases: Vec<String>,
 }
 
 fn parse_args() -> Args {
@@ -33,6 +36,7 @@ fn parse_args() -> Args {
         reps: 5,
         p: 0.02,
         seed: 1,
+        cases: Vec::new(),
     };
     let raw: Vec<String> = std::env::args().skip(1).collect();
     let mut it = raw.iter();
@@ -48,6 +52,7 @@ fn parse_args() -> Args {
             "--reps" => args.reps = value().parse().expect("--reps: integer"),
             "--p" => args.p = value().parse().expect("--p: probability"),
             "--seed" => args.seed = value().parse().expect("--seed: integer"),
+            "--cases" => args.cases = value().split(',').map(str::to_owned).collect(),
             // Flags cargo passes to every bench target.
             "--bench" => {}
             other => panic!("unknown argument {other}"),
@@ -228,28 +233,17 @@ fn main() {
             100.0 * sample.nnz() as f64 / a.nnz().max(1) as f64,
             ms(t.elapsed())
         );
-        let results = [
-            (
-                "full, w=1",
-                case("full, w=1", &full, false, &args, unit),
-                20.0,
-            ),
-            (
-                "full, variable",
-                case("full, variable", &full, true, &args, unit),
-                20.0,
-            ),
-            (
-                "sample, w=1",
-                case("sample, w=1", &sample, false, &args, unit),
-                3.0,
-            ),
-            (
-                "sample, variable",
-                case("sample, variable", &sample, true, &args, unit),
-                3.0,
-            ),
+        let all = [
+            ("full-w1", &full, false, 20.0),
+            ("full-variable", &full, true, 20.0),
+            ("sample-w1", &sample, false, 3.0),
+            ("sample-variable", &sample, true, 3.0),
         ];
+        let results: Vec<(&str, f64, f64)> = all
+            .into_iter()
+            .filter(|(name, ..)| args.cases.is_empty() || args.cases.iter().any(|c| c == name))
+            .map(|(name, m, variable, target)| (name, case(name, m, variable, &args, unit), target))
+            .collect();
         // The SpMV again at the end: the unit must not have drifted.
         let (unit_after, ()) = median_time(spmv_reps, || spmv(&a, &x, &mut y));
         println!("unit again: SpMV median {:.2} ms", ms(unit_after));

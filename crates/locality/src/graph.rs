@@ -2,10 +2,13 @@
 //! and each window keeps its best `K` candidate neighbours among the windows it overlaps.
 //!
 //! Candidate search is SpGEMM-like (`F·Fᵀ` row by row): for window `g`, every column `c ∈ F_g`
-//! adds 1 to a dense per-thread counter for each window of `c` in the inverted index, a touched
-//! list resets the counters, and a partial selection keeps the best `K`. Time
-//! `O(Σ_c |windows(c)|·min(|windows(c)|, hub_limit+1) + windows·K log K)`, parallel over windows;
-//! memory `O(nnz + K·windows)` plus one `O(windows)` counter per thread. Columns held by more than
+//! adds 1 to a per-thread accumulator ([`crate::accumulate`]: a small reusable hash table, or a
+//! dense counter with a touched list for heavy windows) for each window of `c` in the inverted
+//! index, and a short sorted list keeps the best `K`. Windows are processed in batches whose index
+//! reads are issued together. Time
+//! `O(Σ_c |windows(c)|·min(|windows(c)|, hub_limit+1) + windows·K²)` (`K²` in the worst case of
+//! the insertion), parallel over windows; memory `O(nnz + K·windows)`, plus one `O(windows)` counter
+//! per thread only if a window's work exceeds 8192. Columns held by more than
 //! `hub_limit` windows (hubs, as in power-law graphs) are *bounded*: each of their windows only
 //! counts the `hub_limit` windows nearest to it in window order, so a hub costs
 //! `O(|windows(c)|·hub_limit)` instead of `O(|windows(c)|²)`.
@@ -325,13 +328,12 @@ struct Scratch {
     best: TopK,
 }
 
-/// Windows searched together, so their index reads are issued back to back: random reads with
-/// no branch between them overlap in the memory system, where the same reads interleaved with
-/// the accumulator's branches wait one after the other (measured about 2x on a shuffled grid).
-const BATCH: usize = 32;
+/// Windows searched together: their index spans are found first and the first line of every
+/// span is touched in one tight loop, so the random reads of a batch overlap in the memory system
+/// instead of waiting one after the other between the accumulator's branches.
+const BATCH: usize = 256;
 
-/// The index entries of a batch of windows: spans of the index per window, and for light windows
-/// (work at most [`HASH_MAX_WORK`]) a contiguous copy of the entries.
+/// The index spans of a batch of windows.
 #[derive(Debug, Default)]
 struct Batch {
     /// Ranges of [`ColumnIndex::entries`], window after window.
@@ -340,10 +342,6 @@ struct Batch {
     spans_of: Vec<usize>,
     /// Whether window `b` met a bounded column.
     bounded: Vec<bool>,
-    /// Copied entries of the light windows.
-    entries: Vec<u64>,
-    /// `entries_of[b]..entries_of[b+1]` are window `b`'s copies (empty for a heavy window).
-    entries_of: Vec<usize>,
 }
 
 /// Totals of a chunk: windows touching bounded columns and the path lower bound's terms.
@@ -436,15 +434,13 @@ impl CandidateSearch<'_> {
         })
     }
 
-    /// Finds the index spans of every window of `windows` (bounding hub columns), then copies the
-    /// entries of the light ones.
+    /// Finds the index spans of every window of `windows` (bounding hub columns) and touches
+    /// their first entries.
     fn gather(&self, windows: Range<usize>, batch: &mut Batch) {
         let Batch {
             spans,
             spans_of,
             bounded,
-            entries,
-            entries_of,
         } = batch;
         spans.clear();
         spans_of.clear();
@@ -463,19 +459,12 @@ impl CandidateSearch<'_> {
             spans_of.push(spans.len());
             bounded.push(hub);
         }
-        entries.clear();
-        entries_of.clear();
-        entries_of.push(0);
         let all = self.index.entries();
-        for b in 0..bounded.len() {
-            let own = &spans[spans_of[b]..spans_of[b + 1]];
-            if own.iter().map(|s| s.len()).sum::<usize>() <= HASH_MAX_WORK {
-                for span in own {
-                    entries.extend_from_slice(&all[span.clone()]);
-                }
-            }
-            entries_of.push(entries.len());
-        }
+        let touched = spans
+            .iter()
+            .filter(|s| !s.is_empty())
+            .fold(0u64, |acc, s| acc ^ all[s.start]);
+        std::hint::black_box(touched);
     }
 
     /// Fills `scratch.best` with the best candidates of window `g` (number `b` of the gathered
@@ -489,15 +478,15 @@ impl CandidateSearch<'_> {
             best,
         } = scratch;
         let spans = &batch.spans[batch.spans_of[b]..batch.spans_of[b + 1]];
+        let all = self.index.entries();
+        let lists = spans.iter().map(|s| &all[s.clone()]);
         let work: usize = spans.iter().map(|s| s.len()).sum();
         let cheapest = if work <= HASH_MAX_WORK {
-            let copied = &batch.entries[batch.entries_of[b]..batch.entries_of[b + 1]];
             hash.reset(work);
-            self.rank_with(g, std::iter::once(copied), hash, best)
+            self.rank_with(g, lists, hash, best)
         } else {
-            let all = self.index.entries();
             let dense = dense.get_or_insert_with(|| DenseAccumulator::new(self.footprints.len()));
-            self.rank_with(g, spans.iter().map(|s| &all[s.clone()]), dense, best)
+            self.rank_with(g, lists, dense, best)
         };
         if batch.bounded[b] {
             [0, 0]
@@ -593,8 +582,8 @@ impl CandidateRank {
     }
 }
 
-/// The `capacity` smallest keys offered since the last clear, sorted (insertion into a short
-/// sorted list: `O(capacity)` per accepted key, `O(1)` per rejected one).
+/// The `capacity` smallest keys offered since the last clear, sorted: insertion into a short
+/// sorted list, `O(1)` for a key worse than the current last, `O(capacity)` otherwise.
 #[derive(Debug, Clone)]
 struct TopK {
     capacity: usize,
@@ -605,7 +594,7 @@ impl TopK {
     fn new(capacity: usize) -> Self {
         Self {
             capacity,
-            keys: Vec::with_capacity(capacity + 1),
+            keys: Vec::with_capacity(capacity),
         }
     }
 
@@ -614,16 +603,22 @@ impl TopK {
     }
 
     fn offer(&mut self, key: u128) {
-        if self.keys.len() == self.capacity {
-            match self.keys.last() {
+        let keys = &mut self.keys;
+        if keys.len() == self.capacity {
+            match keys.last() {
                 Some(&worst) if key < worst => {
-                    self.keys.pop();
+                    keys.pop();
                 }
                 _ => return,
             }
         }
-        let at = self.keys.partition_point(|&k| k < key);
-        self.keys.insert(at, key);
+        keys.push(key);
+        let mut at = keys.len() - 1;
+        while at > 0 && keys[at - 1] > key {
+            keys[at] = keys[at - 1];
+            at -= 1;
+        }
+        keys[at] = key;
     }
 }
 
@@ -697,6 +692,10 @@ mod tests {
             top.offer(key);
         }
         assert_eq!(top.keys, vec![1, 2, 3]);
+        top.clear();
+        top.offer(4);
+        top.offer(2);
+        assert_eq!(top.keys, vec![2, 4]);
         let mut none = TopK::new(0);
         none.offer(1);
         assert!(none.keys.is_empty());
