@@ -242,6 +242,30 @@ fn live_sampling_works_or_names_the_alternatives() {
 }
 
 #[test]
+fn lackey_refuses_a_multithreaded_run() {
+    let dir = temp_dir();
+    let traces = root().join("tests/data/traces");
+    let spec = format!(
+        "trace:lackey={},layout={}",
+        traces.join("west0381.perf.txt").display(),
+        traces.join("west0381.layout.json").display() // a 2-thread run
+    );
+    let input = matrix("west0381.mtx.gz");
+    let (ok, _, stderr) = run(
+        &[
+            "sample",
+            input.to_str().unwrap(),
+            "--sampler",
+            &spec,
+            "-o",
+            "o.mtx",
+        ],
+        dir.path(),
+    );
+    assert!(!ok && stderr.contains("single-threaded run"), "{stderr}");
+}
+
+#[test]
 fn bad_sampler_specifications_are_reported() {
     let dir = temp_dir();
     let input = matrix("bcsstk04.mtx.gz");

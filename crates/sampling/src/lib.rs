@@ -134,7 +134,7 @@ pub fn sample(
             Ok(dast(
                 matrix,
                 &records,
-                &dast_options(&layout, perf.mode, false),
+                &dast_options(&layout, perf.mode, true),
             ))
         }
         SamplerSpec::Trace(trace) => sample_trace(matrix, trace, opts),
@@ -159,6 +159,14 @@ fn sample_trace(
 ) -> Result<Sample, SamplingError> {
     let layout = Layout::read(&trace.layout)?;
     layout.check_matrix(matrix)?;
+    let threads = layout.partition.len() - 1;
+    if matches!(trace.source, TraceSource::Lackey(_)) && threads > 1 {
+        return Err(SamplingError::InvalidOption {
+            name: "lackey",
+            value: format!("a run on {threads} threads"),
+            expected: "a single-threaded run (lackey's trace does not say which thread accessed)",
+        });
+    }
     let mut records = match &trace.source {
         TraceSource::PerfScript(path) => read_perf_script(path, &layout, trace.iteration)?,
         TraceSource::Lackey(path) => read_lackey(path, &layout, trace.iteration)?,

@@ -344,7 +344,9 @@ impl RawSample {
 }
 
 /// Runs the traced kernel on `matrix` with one hardware sampler per thread and returns the layout
-/// and the samples of the sampled iterations.
+/// and the samples of the sampled iterations (all but the first). Each record's `thread` is its
+/// stream, `(iteration - 1) * threads + thread index`, so every stream holds one thread's block
+/// for one iteration from its start.
 ///
 /// # Errors
 /// [`SamplingError::NoSamplingPmu`] without a suitable PMU; [`SamplingError::Perf`] when the
@@ -356,19 +358,20 @@ pub fn sample_live(
 ) -> Result<(Layout, Vec<TraceRecord>), SamplingError> {
     let event = detect_pmu(&opts.sysfs, opts.pmu, opts.ldlat)?;
     let iterations = opts.iterations.max(2);
-    let mut run = TracedSpmv::new(
-        matrix,
-        opts.kernel,
-        opts.threads.unwrap_or(threads),
-        iterations,
-    );
+    let threads = opts.threads.unwrap_or(threads);
+    let mut run = TracedSpmv::new(matrix, opts.kernel, threads, iterations);
     let layout = run.layout();
     run.run_iteration(0);
     let mut records = Vec::new();
     for it in 1..iterations {
         let per_thread = run.run_iteration_with(it, |_, block| sample_block(&event, opts, block));
-        for samples in per_thread {
-            records.extend(samples?.iter().map(|s| s.to_record(&layout)));
+        for (t, samples) in per_thread.into_iter().enumerate() {
+            // One stream per (iteration, thread): DAST never pairs samples of two iterations.
+            let stream = ((it - 1) as usize * threads + t) as u32;
+            records.extend(samples?.iter().map(|s| TraceRecord {
+                thread: stream,
+                ..s.to_record(&layout)
+            }));
         }
     }
     Ok((layout, records))
