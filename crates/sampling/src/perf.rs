@@ -393,8 +393,6 @@ fn sample_block(
     builder
         .observe_self()
         .any_cpu()
-        .exclude_kernel(true)
-        .exclude_hv(true)
         .enabled(false)
         .sample_period(opts.period)
         .sample(
@@ -406,8 +404,17 @@ fn sample_block(
                 | SampleFlag::WEIGHT
                 | SampleFlag::DATA_SRC,
         );
-    if event.kind == PmuKind::IntelPebs {
-        builder.precise_ip(SampleSkid::RequestZero);
+    match event.kind {
+        // PEBS: precise samples of user-space loads (perf_event_paranoid 2 allows only those).
+        PmuKind::IntelPebs => {
+            builder
+                .precise_ip(SampleSkid::RequestZero)
+                .exclude_kernel(true)
+                .exclude_hv(true);
+        }
+        // IBS refuses the exclude_* flags on many kernels; kernel addresses simply map to no
+        // array of the layout. It rounds the period down to a multiple of 16 ops.
+        PmuKind::AmdIbs => {}
     }
     builder.attrs_mut().type_ = event.pmu_type;
     let counter = builder.build().map_err(perf("open the sampling event"))?;
