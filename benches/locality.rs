@@ -1,2 +1,262 @@
-//! Benchmark `locality` (being written by the issue that owns it).
-fn main() {}
+//! Benchmark `locality`: the cost of building windows and the window graph, in SpMV-equivalents.
+//!
+//! Matrix: a 3D 7-point Poisson grid (default 100³ = 1M rows, about 7M nonzeros), symmetrically
+//! shuffled. Unit: a plain parallel CSR SpMV `y[i] = Σ a[k]·x[col[k]]` (rayon over row chunks) on
+//! the same matrix, timed in the same run, median of `--reps`. Cases: full information and a 2%
+//! random sample (each nonzero kept with probability `p`, a seeded sampler local to this bench),
+//! each with one row per window (`w=1`) and with variable windows. Targets (issue 3): full
+//! information within 20 SpMV-equivalents, 2% sample within 3.
+//!
+//! ```text
+//! cargo bench --bench locality -- [--n 100] [--threads 2] [--reps 5] [--p 0.02] [--seed 1]
+//! ```
+
+use rayon::prelude::*;
+use spmv_reorder_gen::{poisson3d, shuffle_symmetric};
+use spmv_reorder_locality::{Footprints, GraphOptions, Parallelism, WindowGraph, Windows};
+use spmv_reorder_sparse::CsrMatrix;
+use std::time::{Duration, Instant};
+
+/// Command-line settings.
+struct Args {
+    n: usize,
+    threads: usize,
+    reps: usize,
+    p: f64,
+    seed: u64,
+}
+
+fn parse_args() -> Args {
+    let mut args = Args {
+        n: 100,
+        threads: 2,
+        reps: 5,
+        p: 0.02,
+        seed: 1,
+    };
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    let mut it = raw.iter();
+    while let Some(flag) = it.next() {
+        let mut value = || {
+            it.next()
+                .unwrap_or_else(|| panic!("{flag} needs a value"))
+                .clone()
+        };
+        match flag.as_str() {
+            "--n" => args.n = value().parse().expect("--n: integer"),
+            "--threads" => args.threads = value().parse().expect("--threads: integer"),
+            "--reps" => args.reps = value().parse().expect("--reps: integer"),
+            "--p" => args.p = value().parse().expect("--p: probability"),
+            "--seed" => args.seed = value().parse().expect("--seed: integer"),
+            // Flags cargo passes to every bench target.
+            "--bench" => {}
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    args
+}
+
+/// CPU time of the whole process so far (user + system, all threads), from `/proc/self/stat`
+/// (clock ticks, 10 ms); `None` where that file is unavailable.
+fn process_cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
+/// Median wall time of `reps` runs of `f` (after one warm-up run), and the mean CPU time per run
+/// (all threads), which is less sensitive to other processes sharing the machine.
+fn median_time<R>(reps: usize, mut f: impl FnMut() -> R) -> (Duration, R) {
+    let (wall, _, last) = timed(reps, &mut f);
+    (wall, last)
+}
+
+fn timed<R>(reps: usize, mut f: impl FnMut() -> R) -> (Duration, Duration, R) {
+    let mut last = f();
+    let reps = reps.max(1);
+    let mut times = Vec::with_capacity(reps);
+    let cpu_start = process_cpu_time().unwrap_or_default();
+    for _ in 0..reps {
+        let t = Instant::now();
+        last = f();
+        times.push(t.elapsed());
+    }
+    let cpu = process_cpu_time()
+        .unwrap_or_default()
+        .saturating_sub(cpu_start)
+        / reps as u32;
+    times.sort();
+    (times[times.len() / 2], cpu, last)
+}
+
+/// The unit: `y = A·x`, rayon over chunks of rows.
+fn spmv(a: &CsrMatrix<f64>, x: &[f64], y: &mut [f64]) {
+    const ROWS_PER_CHUNK: usize = 4096;
+    let (ptr, col, val) = (a.row_ptr(), a.col_idx(), a.values());
+    y.par_chunks_mut(ROWS_PER_CHUNK)
+        .enumerate()
+        .for_each(|(chunk, ys)| {
+            let first = chunk * ROWS_PER_CHUNK;
+            for (r, yi) in ys.iter_mut().enumerate() {
+                let i = first + r;
+                let mut sum = 0.0;
+                for k in ptr[i]..ptr[i + 1] {
+                    sum += val[k] * x[col[k] as usize];
+                }
+                *yi = sum;
+            }
+        });
+}
+
+/// Keeps each nonzero with probability `p` (xorshift64*, seeded): the bench's own sampler.
+fn random_sample(a: &CsrMatrix<f64>, p: f64, seed: u64) -> CsrMatrix<()> {
+    let threshold = (p.clamp(0.0, 1.0) * u64::MAX as f64) as u64;
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut keep = || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_F491_4F6C_DD1D) < threshold
+    };
+    let mut row_ptr = Vec::with_capacity(a.nrows() + 1);
+    row_ptr.push(0);
+    let mut col_idx = Vec::new();
+    for i in 0..a.nrows() {
+        col_idx.extend(a.row(i).0.iter().copied().filter(|_| keep()));
+        row_ptr.push(col_idx.len());
+    }
+    let nnz = col_idx.len();
+    CsrMatrix::new(a.nrows(), a.ncols(), row_ptr, col_idx, vec![(); nnz])
+        .expect("a subset of a valid matrix")
+}
+
+/// One case: windows + graph on `m`, timed; prints the ratio to the SpMV unit.
+fn case(name: &str, m: &CsrMatrix<()>, variable: bool, args: &Args, unit: Unit) -> f64 {
+    let opts = GraphOptions::default();
+    let windows = || {
+        if variable {
+            Windows::variable(m, Parallelism::Rayon)
+        } else {
+            Windows::single_rows(m.nrows())
+        }
+    };
+    let (t_total, cpu_total, graph) = timed(args.reps, || {
+        WindowGraph::build(m, &windows(), &opts).expect("windows match the matrix")
+    });
+    // Stage breakdown (separate runs).
+    let (t_windows, w) = median_time(args.reps, windows);
+    let (t_footprints, f) = median_time(args.reps, || {
+        Footprints::new(m, &w, Parallelism::Rayon).expect("windows match the matrix")
+    });
+    let (t_search, _) = median_time(args.reps, || {
+        WindowGraph::from_footprints(f.clone(), &opts).expect("fits u32")
+    });
+    let (t_clone, _) = median_time(args.reps, || f.clone());
+    let edges: usize = (0..graph.len()).map(|g| graph.candidates(g).0.len()).sum();
+    let ratio = t_total.as_secs_f64() / unit.wall.as_secs_f64();
+    let cpu_ratio = cpu_total.as_secs_f64() / unit.cpu.as_secs_f64().max(1e-9);
+    println!(
+        "{name:<24} {:>9} windows {:>10} candidate edges  D_w {:>10}  bound {:>10}  bounded cols {}",
+        graph.len(),
+        edges,
+        graph.windowed_distance(Parallelism::Rayon),
+        graph.path_lower_bound(),
+        graph.bounded_columns(),
+    );
+    println!(
+        "{:<24} total {:>8.1} ms = {ratio:>5.2} SpMV (CPU time: {cpu_ratio:.2} SpMV)  (windows {:.1} ms, footprints {:.1} ms, index+search {:.1} ms)",
+        "",
+        ms(t_total),
+        ms(t_windows),
+        ms(t_footprints),
+        ms(t_search.saturating_sub(t_clone)),
+    );
+    ratio
+}
+
+/// The SpMV unit: median wall time and mean CPU time per product.
+#[derive(Clone, Copy)]
+struct Unit {
+    wall: Duration,
+    cpu: Duration,
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn main() {
+    let args = parse_args();
+    let n = args.n;
+    let t = Instant::now();
+    let grid = poisson3d(n, n, n).expect("grid dimensions");
+    let (a, _) = shuffle_symmetric(&grid, args.seed).expect("square");
+    drop(grid);
+    println!(
+        "poisson3d {n}^3 shuffled: {} rows, {} nonzeros (generated in {:.0} ms); {} threads",
+        a.nrows(),
+        a.nnz(),
+        ms(t.elapsed()),
+        args.threads
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads)
+        .build()
+        .expect("thread pool");
+    pool.install(|| {
+        let x: Vec<f64> = (0..a.ncols()).map(|j| 1.0 + (j % 7) as f64).collect();
+        let mut y = vec![0.0; a.nrows()];
+        let spmv_reps = 4 * args.reps + 1;
+        let (wall, cpu, ()) = timed(spmv_reps, || spmv(&a, &x, &mut y));
+        let unit = Unit { wall, cpu };
+        println!(
+            "unit: SpMV median {:.2} ms over {spmv_reps} runs (CPU time {:.2} ms per run)",
+            ms(wall),
+            ms(cpu)
+        );
+
+        let full = a.pattern();
+        let t = Instant::now();
+        let sample = random_sample(&a, args.p, args.seed);
+        println!(
+            "sample p={}: {} nonzeros ({:.2}%), sampled in {:.0} ms (not counted)",
+            args.p,
+            sample.nnz(),
+            100.0 * sample.nnz() as f64 / a.nnz().max(1) as f64,
+            ms(t.elapsed())
+        );
+        let results = [
+            (
+                "full, w=1",
+                case("full, w=1", &full, false, &args, unit),
+                20.0,
+            ),
+            (
+                "full, variable",
+                case("full, variable", &full, true, &args, unit),
+                20.0,
+            ),
+            (
+                "sample, w=1",
+                case("sample, w=1", &sample, false, &args, unit),
+                3.0,
+            ),
+            (
+                "sample, variable",
+                case("sample, variable", &sample, true, &args, unit),
+                3.0,
+            ),
+        ];
+        // The SpMV again at the end: the unit must not have drifted.
+        let (unit_after, ()) = median_time(spmv_reps, || spmv(&a, &x, &mut y));
+        println!("unit again: SpMV median {:.2} ms", ms(unit_after));
+        println!("\nratio (SpMV-equivalents, target):");
+        for (name, ratio, target) in results {
+            let verdict = if ratio <= target { "ok" } else { "OVER" };
+            println!("  {name:<18} {ratio:>6.2}  <= {target:>4}  {verdict}");
+        }
+    });
+}

@@ -1,2 +1,149 @@
-//! Benchmark `mtx_io` (being written by the issue that owns it).
-fn main() {}
+//! Benchmark `mtx_io`: Matrix Market read and write throughput (bytes of text per second).
+//!
+//! Without arguments it runs Criterion cases `read/<matrix>/<threads>` and
+//! `write/<matrix>/<threads>` on a random matrix held in memory, for 1 thread and all threads.
+//! With arguments it is the timing driver of `scripts/compare_fmm.py`:
+//!
+//! ```text
+//! cargo bench --bench mtx_io -- gen OUT NROWS NNZ [SEED]      random real general coordinate file
+//! cargo bench --bench mtx_io -- read FILE THREADS REPS        time read_path
+//! cargo bench --bench mtx_io -- write FILE OUT THREADS REPS   read FILE once, time write_path to OUT
+//! ```
+//! The timing modes print one line `mtx_io <op> threads=T best_s=... median_s=... bytes=...`.
+
+use criterion::{BenchmarkId, Criterion, Throughput};
+use spmv_reorder_mtx::{
+    read_bytes, read_path, write, write_path, MatrixMarket, ReadOptions, WriteOptions,
+};
+use spmv_reorder_sparse::{AnyCsr, CsrMatrix};
+use std::path::Path;
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        ["gen", out, nrows, nnz, rest @ ..] => {
+            let seed = rest.first().map_or(1, |s| s.parse().expect("seed"));
+            let m = random_matrix(
+                nrows.parse().expect("nrows"),
+                nnz.parse().expect("nnz"),
+                seed,
+            );
+            write_path(Path::new(out), &m, &WriteOptions::default()).expect("write");
+        }
+        ["read", file, threads, reps] => {
+            let opts = ReadOptions {
+                threads: Some(threads.parse().expect("threads")),
+                ..Default::default()
+            };
+            let times = repeat(reps.parse().expect("reps"), || {
+                let m = read_path(Path::new(file), &opts).expect("read");
+                std::hint::black_box(m.nnz());
+            });
+            report("read", &opts.threads, &times, file_len(file));
+        }
+        ["write", file, out, threads, reps] => {
+            let m = read_path(Path::new(file), &ReadOptions::default()).expect("read");
+            let opts = WriteOptions {
+                threads: Some(threads.parse().expect("threads")),
+                ..Default::default()
+            };
+            let times = repeat(reps.parse().expect("reps"), || {
+                write_path(Path::new(out), &m, &opts).expect("write");
+            });
+            report("write", &opts.threads, &times, file_len(out));
+        }
+        _ => criterion_cases(),
+    }
+}
+
+/// A random `n x n` real general matrix with about `nnz` entries (duplicates merged), values
+/// uniform in `[0, 1)` (17-digit shortest forms, like real data).
+fn random_matrix(n: usize, nnz: usize, seed: u64) -> MatrixMarket {
+    let mut state = seed;
+    let mut next = move || {
+        // splitmix64
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let triplets: Vec<(usize, usize, f64)> = (0..nnz)
+        .map(|_| {
+            let (r, c) = (next() as usize % n, next() as usize % n);
+            (r, c, (next() >> 11) as f64 / (1u64 << 53) as f64)
+        })
+        .collect();
+    MatrixMarket::general(AnyCsr::Real(
+        CsrMatrix::from_triplets(n, n, triplets).expect("triplets"),
+    ))
+}
+
+fn repeat(reps: usize, mut f: impl FnMut()) -> Vec<f64> {
+    let mut times: Vec<f64> = (0..reps.max(1))
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times
+}
+
+fn file_len(path: &str) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
+fn report(op: &str, threads: &Option<usize>, sorted: &[f64], bytes: u64) {
+    println!(
+        "mtx_io {op} threads={} best_s={:.4} median_s={:.4} bytes={bytes} best_MBps={:.1}",
+        threads.unwrap_or(0),
+        sorted[0],
+        sorted[sorted.len() / 2],
+        bytes as f64 / sorted[0] / 1e6
+    );
+}
+
+fn criterion_cases() {
+    let mut c = Criterion::default().configure_from_args().sample_size(10);
+    let m = random_matrix(100_000, 500_000, 7);
+    let mut text = Vec::new();
+    write(&mut text, &m, &WriteOptions::default()).expect("write");
+    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut group = c.benchmark_group("mtx_io");
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    for threads in [1, all] {
+        let ropts = ReadOptions {
+            threads: Some(threads),
+            ..Default::default()
+        };
+        group.bench_with_input(
+            BenchmarkId::new("read/random_500k", threads),
+            &ropts,
+            |b, o| b.iter(|| read_bytes(&text, o).expect("read")),
+        );
+        let wopts = WriteOptions {
+            threads: Some(threads),
+            ..Default::default()
+        };
+        group.bench_with_input(
+            BenchmarkId::new("write/random_500k", threads),
+            &wopts,
+            |b, o| {
+                b.iter(|| {
+                    let mut out = Vec::with_capacity(text.len());
+                    write(&mut out, &m, o).expect("write");
+                    out
+                })
+            },
+        );
+    }
+    group.finish();
+    c.final_summary();
+}

@@ -1,2 +1,495 @@
-//! Benchmark `tsp` (being written by the issue that owns it).
-fn main() {}
+//! Benchmark and instance driver of the `spmv-reorder-tsp` solver (a plain `main`, `harness = false`).
+//!
+//! ```text
+//! cargo bench --bench tsp                               # quick run: uniform 10k + Poisson 40³, ratios
+//! cargo bench --bench tsp -- uniform 100000 [opts]      # random uniform 2D points, 10 nearest neighbours
+//! cargo bench --bench tsp -- poisson 100 [opts]         # shuffled 7-point Poisson grid 100³, row distances
+//! cargo bench --bench tsp -- rows FILE... [opts]        # row-distance instances (scripts/tsp_quality.py)
+//! cargo bench --bench tsp -- tsplib FILE... [opts]      # TSPLIB EUC_2D instances (as paths)
+//! opts: --k K  --kicks N  --time SECONDS  --seed S  --ls 2opt|lk  --no-chain  --tour array|two-level|auto
+//! ```
+//!
+//! A `rows` file holds the number of rows on its first line, then one line per row with its sorted
+//! 0-based column indices. Costs are `d(i,j) = |Ci| + |Cj| − 2|Ci ∩ Cj|` (SPEC section 2) and candidates
+//! are, per row, the `K` cheapest rows sharing a column (inverted column → rows index). Uniform instances
+//! put `n` points in a square of side `1000·√n` with rounded Euclidean costs; their ratio is printed
+//! against the asymptotic optimal tour `0.7124·√(n·A)` (Beardwood-Halton-Hammersley constant as
+//! estimated by Johnson, McGeoch & Rothberg 1996).
+
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use spmv_reorder_tsp::{
+    path_cost, solve_path, CandidateLists, CostOracle, LocalSearch, PathSolution, SolverOptions,
+    TourKind,
+};
+
+/// Largest column population scanned when building row candidates (dense columns say little).
+const MAX_COLUMN_SCAN: usize = 2000;
+
+/// Rows as sorted column sets; the cost is the size of the symmetric difference.
+struct RowInstance {
+    offsets: Vec<usize>,
+    cols: Vec<u32>,
+    ncols: usize,
+}
+
+impl RowInstance {
+    fn from_rows(rows: &[Vec<u32>]) -> Self {
+        let mut offsets = vec![0];
+        let mut cols = Vec::new();
+        for r in rows {
+            cols.extend_from_slice(r);
+            offsets.push(cols.len());
+        }
+        let ncols = cols.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+        Self {
+            offsets,
+            cols,
+            ncols,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    fn row(&self, i: usize) -> &[u32] {
+        &self.cols[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    /// Per row, the `k` cheapest rows sharing at least one column.
+    fn candidates(&self, k: usize) -> CandidateLists {
+        let n = self.len();
+        let mut col_ptr = vec![0usize; self.ncols + 1];
+        for &c in &self.cols {
+            col_ptr[c as usize + 1] += 1;
+        }
+        for c in 0..self.ncols {
+            col_ptr[c + 1] += col_ptr[c];
+        }
+        let mut fill = col_ptr.clone();
+        let mut col_rows = vec![0u32; self.cols.len()];
+        for i in 0..n {
+            for &c in self.row(i) {
+                col_rows[fill[c as usize]] = i as u32;
+                fill[c as usize] += 1;
+            }
+        }
+        let mut overlap = vec![0u32; n];
+        let mut touched = Vec::new();
+        let mut offsets = vec![0usize];
+        let (mut nbrs, mut costs) = (Vec::new(), Vec::new());
+        let mut list: Vec<(i64, u32)> = Vec::new();
+        for i in 0..n {
+            for &c in self.row(i) {
+                let rows = &col_rows[col_ptr[c as usize]..col_ptr[c as usize + 1]];
+                for &j in rows.iter().take(MAX_COLUMN_SCAN) {
+                    if j as usize != i {
+                        if overlap[j as usize] == 0 {
+                            touched.push(j);
+                        }
+                        overlap[j as usize] += 1;
+                    }
+                }
+            }
+            list.clear();
+            let ni = self.row(i).len() as i64;
+            for &j in &touched {
+                let nj = self.row(j as usize).len() as i64;
+                list.push((ni + nj - 2 * i64::from(overlap[j as usize]), j));
+                overlap[j as usize] = 0;
+            }
+            touched.clear();
+            if list.len() > k {
+                list.select_nth_unstable(k);
+                list.truncate(k);
+            }
+            for &(c, j) in &list {
+                nbrs.push(j);
+                costs.push(c);
+            }
+            offsets.push(nbrs.len());
+        }
+        CandidateLists::from_csr(offsets, nbrs, costs).expect("valid candidates")
+    }
+}
+
+impl CostOracle for RowInstance {
+    fn cost(&self, a: usize, b: usize) -> i64 {
+        let (x, y) = (self.row(a), self.row(b));
+        let (mut i, mut j, mut common) = (0, 0, 0i64);
+        while i < x.len() && j < y.len() {
+            match x[i].cmp(&y[j]) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    common += 1;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        (x.len() + y.len()) as i64 - 2 * common
+    }
+}
+
+/// Points with rounded Euclidean costs.
+struct Points(Vec<(f64, f64)>);
+
+impl CostOracle for Points {
+    fn cost(&self, a: usize, b: usize) -> i64 {
+        let (p, q) = (self.0[a], self.0[b]);
+        ((p.0 - q.0).powi(2) + (p.1 - q.1).powi(2)).sqrt().round() as i64
+    }
+}
+
+impl Points {
+    /// The `k` nearest neighbours of every point (uniform grid with about 2 points per cell).
+    fn candidates(&self, k: usize) -> CandidateLists {
+        let n = self.0.len();
+        let (minx, maxx, miny, maxy) = self.0.iter().fold(
+            (f64::MAX, f64::MIN, f64::MAX, f64::MIN),
+            |(a, b, c, d), p| (a.min(p.0), b.max(p.0), c.min(p.1), d.max(p.1)),
+        );
+        let side = ((n as f64 / 2.0).sqrt().ceil() as usize).max(1);
+        let cell_w = ((maxx - minx).max(maxy - miny) / side as f64).max(1e-9);
+        let cell_of = |p: (f64, f64)| {
+            let cx = (((p.0 - minx) / cell_w) as usize).min(side - 1);
+            let cy = (((p.1 - miny) / cell_w) as usize).min(side - 1);
+            (cx, cy)
+        };
+        let mut cells: Vec<Vec<u32>> = vec![Vec::new(); side * side];
+        for (i, &p) in self.0.iter().enumerate() {
+            let (cx, cy) = cell_of(p);
+            cells[cy * side + cx].push(i as u32);
+        }
+        let lists = (0..n)
+            .map(|i| {
+                let (cx, cy) = cell_of(self.0[i]);
+                let mut found: Vec<(i64, u32)> = Vec::new();
+                let mut ring = 0usize;
+                loop {
+                    for y in cy.saturating_sub(ring)..=(cy + ring).min(side - 1) {
+                        for x in cx.saturating_sub(ring)..=(cx + ring).min(side - 1) {
+                            if x.abs_diff(cx) != ring && y.abs_diff(cy) != ring {
+                                continue;
+                            }
+                            for &j in &cells[y * side + x] {
+                                if j as usize != i {
+                                    found.push((self.cost(i, j as usize), j));
+                                }
+                            }
+                        }
+                    }
+                    found.sort_unstable();
+                    found.truncate(k);
+                    // Points beyond this ring are at least ring·cell_w away.
+                    let covered = ring as f64 * cell_w;
+                    let done = found.len() == k && found[k - 1].0 as f64 <= covered;
+                    if done || ring > side {
+                        break;
+                    }
+                    ring += 1;
+                }
+                found.into_iter().map(|(c, j)| (j, c)).collect()
+            })
+            .collect();
+        CandidateLists::from_lists(lists).expect("valid candidates")
+    }
+}
+
+/// Command-line options shared by every mode.
+struct Opts {
+    k: Option<usize>,
+    solver: SolverOptions,
+    files: Vec<String>,
+}
+
+fn parse(args: &[String]) -> Result<Opts, String> {
+    let mut opts = Opts {
+        k: None,
+        solver: SolverOptions::default(),
+        files: Vec::new(),
+    };
+    let mut it = args.iter();
+    let value = |it: &mut std::slice::Iter<String>, name: &str| {
+        it.next()
+            .ok_or_else(|| format!("{name} needs a value"))
+            .cloned()
+    };
+    let num = |s: String| s.parse::<f64>().map_err(|e| format!("{s}: {e}"));
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--k" => opts.k = Some(num(value(&mut it, "--k")?)? as usize),
+            "--kicks" => opts.solver.max_kicks = Some(num(value(&mut it, "--kicks")?)? as u64),
+            "--time" => {
+                opts.solver.time_limit =
+                    Some(Duration::from_secs_f64(num(value(&mut it, "--time")?)?))
+            }
+            "--seed" => opts.solver.seed = num(value(&mut it, "--seed")?)? as u64,
+            "--no-chain" => opts.solver.chained = false,
+            "--ls" => {
+                opts.solver.local_search = match value(&mut it, "--ls")?.as_str() {
+                    "2opt" => LocalSearch::TwoOptOrOpt,
+                    "lk" => LocalSearch::default(),
+                    other => return Err(format!("unknown local search {other}")),
+                }
+            }
+            "--tour" => {
+                opts.solver.tour = match value(&mut it, "--tour")?.as_str() {
+                    "array" => TourKind::Array,
+                    "two-level" => TourKind::TwoLevel,
+                    "auto" => TourKind::Auto,
+                    other => return Err(format!("unknown tour {other}")),
+                }
+            }
+            "--bench" => {}
+            file => opts.files.push(file.to_string()),
+        }
+    }
+    Ok(opts)
+}
+
+fn solve(cands: &CandidateLists, oracle: &impl CostOracle, opts: &SolverOptions) -> PathSolution {
+    solve_path(cands, oracle, opts, &mut |_| {}).expect("solver input is valid")
+}
+
+fn print_solution(name: &str, n: usize, sol: &PathSolution, total_s: f64) {
+    let s = &sol.stats;
+    println!(
+        "{name} n={n} cost={} bound={} gap={:.4} initial={} after_2opt={} after_ls={} \
+         kicks={} improving_kicks={} construction_s={:.3} two_opt_s={:.3} local_search_s={:.3} \
+         kicks_s={:.3} total_s={total_s:.3}",
+        sol.cost,
+        sol.lower_bound,
+        sol.gap(),
+        s.initial_cost,
+        s.after_two_opt_cost,
+        s.after_local_search_cost,
+        s.kicks,
+        s.improving_kicks,
+        s.construction_s,
+        s.two_opt_s,
+        s.local_search_s,
+        s.kicks_s,
+    );
+}
+
+fn read_rows(path: &str) -> std::io::Result<Vec<Vec<u32>>> {
+    let text = std::fs::read_to_string(path)?;
+    let mut lines = text.lines();
+    let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
+    let n: usize = lines
+        .next()
+        .and_then(|l| l.trim().parse().ok())
+        .ok_or_else(|| bad("first line must be the row count"))?;
+    let rows: Vec<Vec<u32>> = lines
+        .take(n)
+        .map(|l| {
+            l.split_whitespace()
+                .filter_map(|t| t.parse().ok())
+                .collect()
+        })
+        .collect();
+    if rows.len() != n {
+        return Err(bad("fewer rows than announced"));
+    }
+    Ok(rows)
+}
+
+fn run_rows(opts: &Opts) {
+    for path in &opts.files {
+        let rows = match read_rows(path) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                continue;
+            }
+        };
+        let t = Instant::now();
+        let inst = RowInstance::from_rows(&rows);
+        let cands = inst.candidates(opts.k.unwrap_or(10));
+        let name = std::path::Path::new(path)
+            .file_stem()
+            .map_or(path.clone(), |s| s.to_string_lossy().into_owned());
+        let sol = solve(&cands, &inst, &opts.solver);
+        print_solution(&name, inst.len(), &sol, t.elapsed().as_secs_f64());
+    }
+}
+
+fn uniform_points(n: usize, seed: u64) -> Points {
+    let side = 1000.0 * (n as f64).sqrt();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    Points(
+        (0..n)
+            .map(|_| (rng.random_range(0.0..side), rng.random_range(0.0..side)))
+            .collect(),
+    )
+}
+
+fn run_uniform(n: usize, opts: &Opts) {
+    let pts = uniform_points(n, 42);
+    let t = Instant::now();
+    let cands = pts.candidates(opts.k.unwrap_or(10));
+    let knn_s = t.elapsed().as_secs_f64();
+    let sol = solve(&cands, &pts, &opts.solver);
+    print_solution(&format!("uniform{n}"), n, &sol, t.elapsed().as_secs_f64());
+    let area = (1000.0 * (n as f64).sqrt()).powi(2);
+    let bhh = 0.7124 * (n as f64 * area).sqrt();
+    println!(
+        "uniform{n} knn_s={knn_s:.3} cost/(0.7124*sqrt(nA))={:.4} 2opt/(0.7124*sqrt(nA))={:.4} \
+         cost/bound={:.4}",
+        sol.cost as f64 / bhh,
+        sol.stats.after_two_opt_cost as f64 / bhh,
+        sol.cost as f64 / sol.lower_bound.max(1) as f64
+    );
+}
+
+/// Rows of `P A Pᵀ` for the 7-point Poisson stencil on an `m × m × m` grid and a random permutation.
+fn shuffled_poisson_rows(m: usize, seed: u64) -> (Vec<Vec<u32>>, Vec<usize>) {
+    let n = m * m * m;
+    let mut perm: Vec<usize> = (0..n).collect();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    for i in (1..n).rev() {
+        perm.swap(i, rng.random_range(0..=i));
+    }
+    let mut rows = vec![Vec::new(); n];
+    for z in 0..m {
+        for y in 0..m {
+            for x in 0..m {
+                let i = x + m * (y + m * z);
+                let mut cols = vec![perm[i] as u32];
+                for (d, coord) in [(1, x), (m, y), (m * m, z)] {
+                    if coord > 0 {
+                        cols.push(perm[i - d] as u32);
+                    }
+                    if coord + 1 < m {
+                        cols.push(perm[i + d] as u32);
+                    }
+                }
+                cols.sort_unstable();
+                rows[perm[i]] = cols;
+            }
+        }
+    }
+    (rows, perm)
+}
+
+fn run_poisson(m: usize, opts: &Opts) {
+    let t = Instant::now();
+    let (rows, perm) = shuffled_poisson_rows(m, 7);
+    let inst = RowInstance::from_rows(&rows);
+    let gen_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let cands = inst.candidates(opts.k.unwrap_or(8));
+    let cands_s = t.elapsed().as_secs_f64();
+    let n = inst.len();
+    // Grid order: the rows `perm[0], perm[1], …`.
+    let natural_cost = path_cost(&perm, &inst);
+    let shuffled_cost = path_cost(&(0..n).collect::<Vec<_>>(), &inst);
+    println!(
+        "poisson{m} n={n} generate_s={gen_s:.3} candidates_s={cands_s:.3} natural_order_cost={natural_cost} \
+         shuffled_cost={shuffled_cost}"
+    );
+    let two_opt = SolverOptions {
+        local_search: LocalSearch::TwoOptOrOpt,
+        chained: false,
+        ..opts.solver.clone()
+    };
+    let t = Instant::now();
+    let sol = solve(&cands, &inst, &two_opt);
+    print_solution(
+        &format!("poisson{m}/2opt+oropt"),
+        n,
+        &sol,
+        t.elapsed().as_secs_f64(),
+    );
+    let t = Instant::now();
+    let sol = solve(&cands, &inst, &opts.solver);
+    print_solution(
+        &format!("poisson{m}/chained-lk"),
+        n,
+        &sol,
+        t.elapsed().as_secs_f64(),
+    );
+    println!(
+        "poisson{m} cost/natural={:.4} cost/bound={:.4}",
+        sol.cost as f64 / natural_cost as f64,
+        sol.cost as f64 / sol.lower_bound.max(1) as f64
+    );
+}
+
+/// Reads the `NODE_COORD_SECTION` of a TSPLIB `EUC_2D` file.
+fn read_tsplib(path: &str) -> std::io::Result<Points> {
+    let text = std::fs::read_to_string(path)?;
+    let mut in_coords = false;
+    let mut pts = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with("NODE_COORD_SECTION") {
+            in_coords = true;
+        } else if line == "EOF" {
+            break;
+        } else if in_coords {
+            let f: Vec<f64> = line
+                .split_whitespace()
+                .filter_map(|t| t.parse().ok())
+                .collect();
+            if let [_, x, y] = f[..] {
+                pts.push((x, y));
+            }
+        }
+    }
+    Ok(Points(pts))
+}
+
+fn run_tsplib(opts: &Opts) {
+    for path in &opts.files {
+        match read_tsplib(path) {
+            Ok(pts) => {
+                let t = Instant::now();
+                let cands = pts.candidates(opts.k.unwrap_or(10));
+                let sol = solve(&cands, &pts, &opts.solver);
+                print_solution(path, pts.0.len(), &sol, t.elapsed().as_secs_f64());
+            }
+            Err(e) => eprintln!("{path}: {e}"),
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (mode, rest) = match args.iter().position(|a| a != "--bench") {
+        Some(i) => (args[i].as_str(), &args[i + 1..]),
+        None => ("quick", &args[..0]),
+    };
+    let opts = match parse(rest) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("tsp bench: {e}");
+            std::process::exit(2);
+        }
+    };
+    let size = |default: usize| {
+        opts.files
+            .first()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(default)
+    };
+    match mode {
+        "uniform" => run_uniform(size(10_000), &opts),
+        "poisson" => run_poisson(size(100), &opts),
+        "rows" => run_rows(&opts),
+        "tsplib" => run_tsplib(&opts),
+        "quick" => {
+            run_uniform(10_000, &opts);
+            run_poisson(40, &opts);
+        }
+        other => {
+            eprintln!("tsp bench: unknown mode {other} (uniform, poisson, rows, tsplib)");
+            std::process::exit(2);
+        }
+    }
+}

@@ -32,7 +32,11 @@ pub fn temp_dir() -> tempfile::TempDir {
 
 /// Runs the binary with `args`, returning (status success, stdout, stderr).
 pub fn run(args: &[&str], cwd: &Path) -> (bool, String, String) {
-    let out = binary().args(args).current_dir(cwd).output().expect("run binary");
+    let out = binary()
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run binary");
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -1,13 +1,317 @@
-//! `spmv-reorder bench` (being written: replaced by the issue that owns it).
+//! `spmv-reorder bench`: time the parallel SpMV kernels on a Matrix Market file, next to a STREAM
+//! triad measured in the same run, optionally before and after a reordering.
+
+use anyhow::Context;
+use spmv_reorder_sparse::CsrMatrix;
+use spmv_reorder_spmv::bench::{self, BenchConfig, BenchReport, Comparison};
+use spmv_reorder_spmv::placement::Placement;
+use spmv_reorder_spmv::stream::StreamConfig;
+use spmv_reorder_spmv::{Kernel, Pinning, ThreadBinding, Topology};
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `spmv-reorder bench`.
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
-    /// Arguments (not yet defined).
-    rest: Vec<String>,
+    /// The matrix (Matrix Market, optionally gzipped).
+    file: PathBuf,
+    /// Threads (default: every PU, or the length of a CPU list).
+    #[arg(long, value_name = "T")]
+    threads: Option<usize>,
+    /// Pinning: none, compact, scatter, or a CPU list (`0-2-1-3` or `0,2,1,3`).
+    #[arg(long, value_name = "POLICY", default_value = "scatter")]
+    pin: String,
+    /// Placement: first-touch, master, interleave or node:N.
+    #[arg(long, value_name = "MODE", default_value = "first-touch")]
+    place: String,
+    /// Kernel: static-rows, nnz-balanced, merge-path, or all.
+    #[arg(long, value_name = "K", default_value = "all")]
+    kernel: String,
+    /// Timed samples per kernel (per matrix when comparing).
+    #[arg(long, value_name = "R", default_value_t = 20)]
+    reps: usize,
+    /// Untimed products before timing.
+    #[arg(long, value_name = "W", default_value_t = 3)]
+    warmup: usize,
+    /// Megabytes per STREAM triad array (three arrays); 0 skips the triad.
+    #[arg(long, value_name = "MB", default_value_t = 80)]
+    stream_mb: usize,
+    /// Triad repetitions.
+    #[arg(long, value_name = "R", default_value_t = 10)]
+    stream_reps: usize,
+    /// A permutation file: benchmark FILE before and after the symmetric permutation P·A·Pᵀ.
+    #[arg(long, value_name = "PERM", conflicts_with = "after")]
+    perm: Option<PathBuf>,
+    /// A second matrix (the reordered one): benchmark both side by side.
+    #[arg(long, value_name = "SECOND")]
+    after: Option<PathBuf>,
+    /// Seconds the reordering took, for the break-even iterations.
+    #[arg(long, value_name = "S")]
+    reorder_seconds: Option<f64>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Threads when not given: the length of a CPU list, else every PU.
+pub fn default_threads(threads: Option<usize>, pinning: &Pinning, topology: &Topology) -> usize {
+    threads.unwrap_or(match pinning {
+        Pinning::List(cpus) => cpus.len(),
+        _ => topology.pus.len(),
+    })
+}
+
+/// The validated configuration of a run (raw arguments → library settings).
+fn config(args: &BenchArgs) -> anyhow::Result<BenchConfig> {
+    let topology = Topology::this_system()?;
+    let pinning: Pinning = args.pin.parse()?;
+    let kernels = match args.kernel.as_str() {
+        "all" => Kernel::ALL.to_vec(),
+        k => vec![k.parse::<Kernel>()?],
+    };
+    Ok(BenchConfig {
+        threads: default_threads(args.threads, &pinning, &topology),
+        pinning,
+        placement: args.place.parse::<Placement>()?,
+        kernels,
+        warmup: args.warmup,
+        reps: args.reps,
+        stream: (args.stream_mb > 0).then(|| StreamConfig {
+            elements: args.stream_mb * 1_000_000 / 8,
+            reps: args.stream_reps,
+        }),
+        reorder_seconds: args.reorder_seconds,
+        ..BenchConfig::default()
+    })
+}
+
+fn read_matrix(path: &Path) -> anyhow::Result<CsrMatrix<f64>> {
+    let m = spmv_reorder_mtx::read_path(path, &Default::default())
+        .with_context(|| format!("reading {}", path.display()))?;
+    Ok(m.matrix.to_real())
 }
 
 /// Runs `spmv-reorder bench`.
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
-    anyhow::bail!("'bench' is not available in this build (args: {:?})", args.rest)
+    let config = config(&args)?;
+    let before = read_matrix(&args.file)?;
+    let after = match (&args.perm, &args.after) {
+        (Some(perm_path), _) => {
+            let p = spmv_reorder_mtx::read_permutation(perm_path)
+                .with_context(|| format!("reading permutation {}", perm_path.display()))?;
+            let b = before.permute_symmetric(&p).with_context(|| {
+                format!(
+                    "applying permutation {} to {}",
+                    perm_path.display(),
+                    args.file.display()
+                )
+            })?;
+            Some(b)
+        }
+        (None, Some(path)) => Some(read_matrix(path)?),
+        (None, None) => None,
+    };
+    let mut out = std::io::stdout().lock();
+    match after {
+        None => {
+            let report = bench::run(&before, &config)?;
+            if args.json {
+                serde_json::to_writer_pretty(&mut out, &report)?;
+                writeln!(out)?;
+            } else {
+                write_report(&mut out, &args.file.display().to_string(), &config, &report)?;
+            }
+        }
+        Some(after) => {
+            let cmp = bench::compare(&before, &after, &config)?;
+            if args.json {
+                serde_json::to_writer_pretty(&mut out, &cmp)?;
+                writeln!(out)?;
+            } else {
+                write_comparison(&mut out, &args, &config, &cmp)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Prints where each thread was asked to run and where it runs.
+pub fn write_bindings(
+    out: &mut impl Write,
+    pinning: &Pinning,
+    bindings: &[ThreadBinding],
+) -> std::io::Result<()> {
+    writeln!(out, "threads: {} (pinning {pinning})", bindings.len())?;
+    for b in bindings {
+        let show = |v: Option<usize>| v.map_or("-".to_owned(), |c| c.to_string());
+        writeln!(
+            out,
+            "  thread {}: requested CPU {}, bound to {:?}, running on CPU {} (NUMA node {})",
+            b.thread,
+            show(b.requested_cpu),
+            b.bound_cpus,
+            show(b.observed_cpu),
+            show(b.numa_node)
+        )?;
+    }
+    Ok(())
+}
+
+fn write_header(
+    out: &mut impl Write,
+    config: &BenchConfig,
+    report: &BenchReport,
+) -> std::io::Result<()> {
+    write_bindings(out, &config.pinning, &report.bindings)?;
+    writeln!(out, "placement: {}", report.placement)?;
+    match &report.triad {
+        Some(t) => writeln!(
+            out,
+            "triad: {:.2} GB/s (best of {}, 3 x {:.0} MB, write-allocate not counted)",
+            t.triad_gbytes_per_s,
+            t.reps,
+            t.array_bytes as f64 / 1e6
+        ),
+        None => writeln!(out, "triad: skipped"),
+    }
+}
+
+fn write_report(
+    out: &mut impl Write,
+    name: &str,
+    config: &BenchConfig,
+    r: &BenchReport,
+) -> std::io::Result<()> {
+    let m = &r.matrix;
+    writeln!(
+        out,
+        "matrix: {name} ({} x {}, {} nonzeros)",
+        m.nrows, m.ncols, m.nnz
+    )?;
+    write_header(out, config, r)?;
+    writeln!(
+        out,
+        "{:<13} {:>10} {:>10} {:>10} {:>8} {:>8} {:>7} {:>8} {:>7} {:>9} {:>7}",
+        "kernel",
+        "min_ms",
+        "median_ms",
+        "max_ms",
+        "GFLOP/s",
+        "GB/s",
+        "%triad",
+        "balance",
+        "OI",
+        "roof_GF/s",
+        "%roof"
+    )?;
+    let pct = |v: Option<f64>| v.map_or("-".to_owned(), |s| format!("{:.1}", 100.0 * s));
+    for k in &r.kernels {
+        writeln!(
+            out,
+            "{:<13} {:>10.4} {:>10.4} {:>10.4} {:>8.3} {:>8.2} {:>7} {:>8.3} {:>7.4} {:>9} {:>7}",
+            k.kernel.name(),
+            k.min_s * 1e3,
+            k.median_s * 1e3,
+            k.max_s * 1e3,
+            k.gflops,
+            k.gbytes_per_s,
+            pct(k.triad_share),
+            k.load_balance,
+            k.roofline.operational_intensity,
+            k.roofline
+                .bandwidth_roof_gflops
+                .map_or("-".to_owned(), |g| format!("{g:.3}")),
+            pct(k.roofline.roof_share),
+        )?;
+    }
+    writeln!(
+        out,
+        "GFLOP/s and GB/s from the median; %triad and %roof from the fastest sample against the triad's best"
+    )?;
+    if let Some(k) = r.kernels.iter().find(|k| k.kernel == r.best_kernel) {
+        let pages: Vec<String> = k
+            .pages
+            .iter()
+            .map(|p| format!("{} {:.0}%", p.array, 100.0 * p.local_share))
+            .collect();
+        writeln!(
+            out,
+            "pages on their owner thread's NUMA node ({}): {}",
+            k.kernel,
+            pages.join(", ")
+        )?;
+    }
+    writeln!(
+        out,
+        "best: {} (median {:.4} ms)",
+        r.best_kernel,
+        r.median_s * 1e3
+    )
+}
+
+fn write_comparison(
+    out: &mut impl Write,
+    args: &BenchArgs,
+    config: &BenchConfig,
+    c: &Comparison,
+) -> std::io::Result<()> {
+    let second = match (&args.perm, &args.after) {
+        (Some(p), _) => format!("permuted by {}", p.display()),
+        (_, Some(a)) => a.display().to_string(),
+        _ => String::new(),
+    };
+    let m = &c.before.matrix;
+    writeln!(
+        out,
+        "before: {} ({} x {}, {} nonzeros)",
+        args.file.display(),
+        m.nrows,
+        m.ncols,
+        m.nnz
+    )?;
+    writeln!(out, "after:  {second}")?;
+    write_header(out, config, &c.before)?;
+    writeln!(
+        out,
+        "{:<13} {:>14} {:>14} {:>8} {:>12} {:>12}",
+        "kernel", "before_med_ms", "after_med_ms", "speedup", "before_GB/s", "after_GB/s"
+    )?;
+    for ((s, b), a) in c
+        .kernels
+        .iter()
+        .zip(&c.before.kernels)
+        .zip(&c.after.kernels)
+    {
+        writeln!(
+            out,
+            "{:<13} {:>14.4} {:>14.4} {:>8.3} {:>12.2} {:>12.2}",
+            s.kernel.name(),
+            s.before_median_s * 1e3,
+            s.after_median_s * 1e3,
+            s.speedup,
+            b.gbytes_per_s,
+            a.gbytes_per_s
+        )?;
+    }
+    writeln!(
+        out,
+        "speedup (best kernel before {} / after {}): {:.3}",
+        c.before.best_kernel, c.after.best_kernel, c.speedup
+    )?;
+    match (c.reorder_seconds, c.break_even_iterations) {
+        (Some(r), Some(b)) => writeln!(
+            out,
+            "reordering {r:.3} s = {:.1} products; pays off after {:.0} iterations",
+            c.reorder_cost_in_spmvs.unwrap_or(f64::NAN),
+            b.ceil()
+        ),
+        (Some(r), None) => writeln!(
+            out,
+            "reordering {r:.3} s never pays off: the reordered matrix is not faster"
+        ),
+        _ => writeln!(
+            out,
+            "(give --reorder-seconds S for the break-even iterations)"
+        ),
+    }
 }

@@ -9,5 +9,8 @@ pub struct EvaluateArgs {
 
 /// Runs `spmv-reorder evaluate`.
 pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
-    anyhow::bail!("'evaluate' is not available in this build (args: {:?})", args.rest)
+    anyhow::bail!(
+        "'evaluate' is not available in this build (args: {:?})",
+        args.rest
+    )
 }

@@ -1,13 +1,75 @@
-//! `spmv-reorder info` (being written: replaced by the issue that owns it).
+//! `spmv-reorder info FILE [--window SPEC] [--json]`: describe a matrix.
+
+use anyhow::Context;
+use spmv_reorder::mtx::{read_path, ReadOptions};
+use spmv_reorder::reorder::{MatrixInfo, WindowSpec};
+use std::path::PathBuf;
 
 /// Arguments of `spmv-reorder info`.
 #[derive(Debug, clap::Args)]
 pub struct InfoArgs {
-    /// Arguments (not yet defined).
-    rest: Vec<String>,
+    /// Matrix Market file (`.mtx`, `.mtx.gz`, or `-` for stdin).
+    file: PathBuf,
+    /// Also report D_w for these windows: `1`, a window size `N`, or `var`.
+    #[arg(long, value_name = "SPEC")]
+    window: Option<WindowSpec>,
+    /// Print JSON (keys include rows, cols, nnz, D, and D_w with --window).
+    #[arg(long)]
+    json: bool,
 }
 
 /// Runs `spmv-reorder info`.
 pub fn run(args: InfoArgs) -> anyhow::Result<()> {
-    anyhow::bail!("'info' is not available in this build (args: {:?})", args.rest)
+    let m = read_path(&args.file, &ReadOptions::default())?;
+    let info =
+        MatrixInfo::compute(&m, args.window).with_context(|| format!("{}", args.file.display()))?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &info)?;
+        writeln!(out)?;
+    } else {
+        print_human(&mut out, &args.file, &info)?;
+    }
+    Ok(())
+}
+
+use std::io::Write;
+
+fn print_human(
+    out: &mut impl Write,
+    file: &std::path::Path,
+    i: &MatrixInfo,
+) -> std::io::Result<()> {
+    writeln!(out, "file                {}", file.display())?;
+    writeln!(out, "banner              {}", i.banner)?;
+    writeln!(out, "size                {} x {}", i.rows, i.cols)?;
+    writeln!(
+        out,
+        "nonzeros            {} (stored in file: {})",
+        i.nnz, i.nnz_stored
+    )?;
+    writeln!(
+        out,
+        "nonzeros per row    min {}  mean {:.2}  max {}  ({} empty rows)",
+        i.row_nnz_min, i.row_nnz_mean, i.row_nnz_max, i.empty_rows
+    )?;
+    writeln!(out, "bandwidth           {}", i.bandwidth)?;
+    writeln!(
+        out,
+        "structurally sym.   {}",
+        if i.structurally_symmetric {
+            "yes"
+        } else {
+            "no"
+        }
+    )?;
+    writeln!(
+        out,
+        "D (row distance)    {}  (lower is better locality)",
+        i.d
+    )?;
+    if let (Some(w), Some(n), Some(dw)) = (&i.window, i.windows, i.d_w) {
+        writeln!(out, "D_w (window {w})     {dw}  over {n} windows")?;
+    }
+    Ok(())
 }

@@ -6,17 +6,30 @@
 //! column's list, and the threads scatter in parallel without locks (slots are disjoint; writes go
 //! through relaxed atomic stores, plain stores on x86, because the slots of one thread are not a
 //! contiguous region). Lists come out sorted because thread `t`'s slots follow thread `t-1`'s.
+//! Each entry packs the window with its footprint length `n(h)` (`h << 32 | n(h)`), so the search
+//! reads `n(h)` from the list it already streams instead of taking a cache miss per window.
 //! Called by [`crate::WindowGraph`] (candidate search); SPEC section 4.
 
 use crate::footprint::Footprints;
 use crate::par::{balanced_ranges, Parallelism};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Windows per column, CSR: column `c`'s windows are `windows[ptr[c]..ptr[c+1]]`, increasing.
+/// Windows per column, CSR: column `c`'s entries are `entries[ptr[c]..ptr[c+1]]`, by increasing
+/// window; see [`entry_window`] and [`entry_len`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ColumnIndex {
     ptr: Vec<usize>,
-    windows: Vec<u32>,
+    entries: Vec<u64>,
+}
+
+/// The window of an index entry.
+pub(crate) fn entry_window(entry: u64) -> u32 {
+    (entry >> 32) as u32
+}
+
+/// The footprint length `n(h)` of an index entry's window.
+pub(crate) fn entry_len(entry: u64) -> u32 {
+    entry as u32
 }
 
 impl ColumnIndex {
@@ -36,28 +49,41 @@ impl ColumnIndex {
         });
         // Turn counts into each chunk's first slot per column.
         let (ptr, slots) = first_slots(ncols, counts);
-        let windows: Vec<AtomicU32> = (0..footprints.columns().len())
-            .map(|_| AtomicU32::new(0))
+        let entries: Vec<AtomicU64> = (0..footprints.columns().len())
+            .map(|_| AtomicU64::new(0))
             .collect();
         par.map(
             ranges.into_iter().zip(slots).collect(),
             |(range, mut next)| {
                 for g in range {
-                    for &c in footprints.get(g) {
+                    let f_g = footprints.get(g);
+                    let entry = (g as u64) << 32 | f_g.len() as u64;
+                    for &c in f_g {
                         let slot = &mut next[c as usize];
-                        windows[*slot].store(g as u32, Ordering::Relaxed);
+                        entries[*slot].store(entry, Ordering::Relaxed);
                         *slot += 1;
                     }
                 }
             },
         );
-        let windows = windows.into_iter().map(AtomicU32::into_inner).collect();
-        Self { ptr, windows }
+        let entries = entries.into_iter().map(AtomicU64::into_inner).collect();
+        Self { ptr, entries }
     }
 
-    /// The windows whose footprint holds column `c`, increasing.
-    pub(crate) fn windows_of(&self, c: u32) -> &[u32] {
-        &self.windows[self.ptr[c as usize]..self.ptr[c as usize + 1]]
+    /// The entries of the windows whose footprint holds column `c`, by increasing window.
+    #[cfg(test)]
+    pub(crate) fn entries_of(&self, c: u32) -> &[u64] {
+        &self.entries[self.span_of(c)]
+    }
+
+    /// Where column `c`'s entries are in [`Self::entries`].
+    pub(crate) fn span_of(&self, c: u32) -> std::ops::Range<usize> {
+        self.ptr[c as usize]..self.ptr[c as usize + 1]
+    }
+
+    /// Every entry, column after column.
+    pub(crate) fn entries(&self) -> &[u64] {
+        &self.entries
     }
 
     /// Number of columns held by more than `limit` windows.
@@ -100,11 +126,18 @@ mod tests {
         let par = pool.install(|| ColumnIndex::new(&f, Parallelism::Rayon));
         let seq = ColumnIndex::new(&f, Parallelism::Sequential);
         assert_eq!(par, seq);
-        assert_eq!(seq.windows_of(0), &[0, 3]);
-        assert_eq!(seq.windows_of(1), &[0, 1, 3]);
-        assert_eq!(seq.windows_of(2), &[1, 3]);
-        assert_eq!(seq.windows_of(3), &[] as &[u32]);
-        assert_eq!(seq.windows_of(5), &[2]);
+        let windows = |c: u32| -> Vec<(u32, u32)> {
+            seq.entries_of(c)
+                .iter()
+                .map(|&e| (entry_window(e), entry_len(e)))
+                .collect()
+        };
+        assert_eq!(windows(0), vec![(0, 2), (3, 3)]);
+        assert_eq!(windows(1), vec![(0, 2), (1, 2), (3, 3)]);
+        assert_eq!(windows(2), vec![(1, 2), (3, 3)]);
+        assert_eq!(windows(3), vec![]);
+        assert_eq!(windows(5), vec![(2, 1)]);
+        assert_eq!(seq.span_of(1), 2..5);
         assert_eq!(seq.columns_over(2), 1);
         assert_eq!(seq.columns_over(0), 4);
     }

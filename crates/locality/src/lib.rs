@@ -71,6 +71,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod accumulate;
 mod distance;
 mod error;
 mod footprint;

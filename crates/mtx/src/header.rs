@@ -198,6 +198,7 @@ impl Size {
             expected,
             found: excerpt(line),
         };
+        std::str::from_utf8(line).map_err(|_| ParseError::NotUtf8)?;
         let words: Vec<&[u8]> = line
             .split(|b| matches!(b, b' ' | b'\t' | b'\r'))
             .filter(|w| !w.is_empty())

@@ -77,7 +77,7 @@ impl Preamble {
         let mut comments = Vec::new();
         loop {
             let Some(text) = lines.next() else {
-                return Err(MtxError::at(lines.line + 1, ParseError::MissingSizeLine));
+                return Err(MtxError::at(lines.end_line(), ParseError::MissingSizeLine));
             };
             let at = |k| MtxError::at(lines.line, k);
             let trimmed = text.trim_ascii_start();
@@ -108,6 +108,18 @@ struct HeaderLines<'a> {
     offset: usize,
     /// Number of the line last returned.
     line: u64,
+}
+
+impl HeaderLines<'_> {
+    /// The line where the file ends: after the last line break, or the last line when the file
+    /// does not end with one (the convention of `body::check_entries` too).
+    fn end_line(&self) -> u64 {
+        if self.bytes.last().is_none_or(|&b| b == b'\n') {
+            self.line + 1
+        } else {
+            self.line
+        }
+    }
 }
 
 impl<'a> Iterator for HeaderLines<'a> {

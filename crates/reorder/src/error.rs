@@ -19,6 +19,21 @@ pub enum ReorderError {
     /// Two options that cannot be used together.
     #[error("{0}")]
     Incompatible(String),
+    /// Reading or writing a file failed.
+    #[error(transparent)]
+    Mtx(#[from] spmv_reorder_mtx::MtxError),
+    /// The locality model rejected its input.
+    #[error(transparent)]
+    Locality(#[from] spmv_reorder_locality::LocalityError),
+    /// Sampling failed (bad spec, unreadable trace, no sampling PMU on this machine, ...).
+    #[error(transparent)]
+    Sampling(#[from] spmv_reorder_sampling::SamplingError),
+    /// The TSP solver rejected its input.
+    #[error(transparent)]
+    Tsp(#[from] spmv_reorder_tsp::TspError),
+    /// A peer ordering failed.
+    #[error(transparent)]
+    Peers(#[from] spmv_reorder_peers::PeersError),
     /// A matrix or permutation operation failed.
     #[error(transparent)]
     Sparse(#[from] SparseError),

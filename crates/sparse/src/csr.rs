@@ -481,9 +481,12 @@ mod tests {
 
     #[test]
     fn triplets_sum_duplicates_and_sort() {
-        let a =
-            CsrMatrix::from_triplets(2, 3, vec![(1, 2, 1.0), (0, 1, 2.0), (1, 2, 3.0), (1, 0, 4.0)])
-                .unwrap();
+        let a = CsrMatrix::from_triplets(
+            2,
+            3,
+            vec![(1, 2, 1.0), (0, 1, 2.0), (1, 2, 3.0), (1, 0, 4.0)],
+        )
+        .unwrap();
         assert_eq!(a.row_ptr(), &[0, 1, 3]);
         assert_eq!(a.col_idx(), &[1, 0, 2]);
         assert_eq!(a.values(), &[2.0, 4.0, 4.0]);

@@ -109,7 +109,11 @@ impl Permutation {
     /// # Panics
     /// If `x.len() != self.len()` (a caller bug).
     pub fn apply<T: Copy>(&self, x: &[T]) -> Vec<T> {
-        assert_eq!(x.len(), self.len(), "vector length must equal permutation length");
+        assert_eq!(
+            x.len(),
+            self.len(),
+            "vector length must equal permutation length"
+        );
         self.new_to_old.iter().map(|&o| x[o]).collect()
     }
 
@@ -118,7 +122,11 @@ impl Permutation {
     /// # Panics
     /// If `y.len() != self.len()` (a caller bug).
     pub fn apply_inverse<T: Copy>(&self, y: &[T]) -> Vec<T> {
-        assert_eq!(y.len(), self.len(), "vector length must equal permutation length");
+        assert_eq!(
+            y.len(),
+            self.len(),
+            "vector length must equal permutation length"
+        );
         self.old_to_new.iter().map(|&n| y[n]).collect()
     }
 }
@@ -162,10 +170,22 @@ mod tests {
         let e = Permutation::from_new_to_old(vec![0, 2, 2]).unwrap_err();
         assert_eq!(
             e,
-            SparseError::NotAPermutation { len: 3, position: 2, value: 2, reason: "repeated" }
+            SparseError::NotAPermutation {
+                len: 3,
+                position: 2,
+                value: 2,
+                reason: "repeated"
+            }
         );
         let e = Permutation::from_old_to_new(vec![0, 3, 1]).unwrap_err();
-        assert!(matches!(e, SparseError::NotAPermutation { position: 1, value: 3, .. }));
+        assert!(matches!(
+            e,
+            SparseError::NotAPermutation {
+                position: 1,
+                value: 3,
+                ..
+            }
+        ));
     }
 
     proptest! {

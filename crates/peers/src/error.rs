@@ -1,0 +1,39 @@
+//! The one error type of this crate.
+
+use spmv_reorder_sparse::SparseError;
+
+/// Errors from computing a peer ordering.
+///
+/// Every variant carries the values that make it reproducible.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PeersError {
+    /// A method name that [`crate::Method`] does not know.
+    #[error("unknown ordering method {name:?} (expected one of: {expected})")]
+    UnknownMethod {
+        /// The name given.
+        name: String,
+        /// The accepted names, comma-separated.
+        expected: String,
+    },
+    /// The Gorder window must hold at least one row.
+    #[error("Gorder window must be at least 1, got {window}")]
+    InvalidWindow {
+        /// The window given.
+        window: usize,
+    },
+    /// The graph an ordering needs has more nodes than its `u32` node ids can name
+    /// (the bipartite graph of a rectangular matrix has `nrows + ncols` nodes).
+    #[error("the {what} graph would have {nodes} nodes, more than the supported {max}")]
+    TooLarge {
+        /// Which graph.
+        what: &'static str,
+        /// Its node count.
+        nodes: u64,
+        /// The maximum supported.
+        max: u64,
+    },
+    /// Building the permutation failed (a broken internal invariant, reported rather than panicking).
+    #[error(transparent)]
+    Sparse(#[from] SparseError),
+}

@@ -1,0 +1,51 @@
+//! Test helpers: generated matrices and the measures the tests check orderings against.
+
+use crate::envelope::bandwidth;
+use crate::random::random_order;
+use spmv_reorder_sparse::{CsrMatrix, Permutation, Value};
+
+/// The 5-point stencil pattern of a `w x h` grid (node `y·w + x`), with the diagonal.
+pub(crate) fn grid(w: usize, h: usize) -> CsrMatrix<()> {
+    let mut t = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            let v = y * w + x;
+            t.push((v, v, ()));
+            if x + 1 < w {
+                t.extend([(v, v + 1, ()), (v + 1, v, ())]);
+            }
+            if y + 1 < h {
+                t.extend([(v, v + w, ()), (v + w, v, ())]);
+            }
+        }
+    }
+    CsrMatrix::from_triplets(w * h, w * h, t).unwrap()
+}
+
+/// A seeded random permutation.
+pub(crate) fn random_permutation(n: usize, seed: u64) -> Permutation {
+    Permutation::from_new_to_old(random_order(n, seed)).unwrap()
+}
+
+/// `P·A·Pᵀ` for a seeded random `P`.
+pub(crate) fn shuffled_symmetric<T: Value>(a: &CsrMatrix<T>, seed: u64) -> CsrMatrix<T> {
+    a.permute_symmetric(&random_permutation(a.nrows(), seed))
+        .unwrap()
+}
+
+/// Bandwidth of `P·A·Pᵀ`.
+pub(crate) fn bandwidth_after<T: Value>(a: &CsrMatrix<T>, p: &Permutation) -> usize {
+    bandwidth(a, p).unwrap()
+}
+
+/// SPEC section 2's `D = Σ_i |C_i xor C_{i+1}|` of `P·A` (a column permutation leaves it unchanged).
+pub(crate) fn distance_sum_after<T: Value>(a: &CsrMatrix<T>, p: &Permutation) -> usize {
+    p.new_to_old()
+        .windows(2)
+        .map(|w| {
+            let (r, s) = (a.row(w[0]).0, a.row(w[1]).0);
+            let shared = r.iter().filter(|c| s.binary_search(c).is_ok()).count();
+            r.len() + s.len() - 2 * shared
+        })
+        .sum()
+}

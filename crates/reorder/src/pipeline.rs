@@ -1,0 +1,569 @@
+//! The pipeline of SPEC sections 2-5: sample → windows → window graph → TSP path → permutation,
+//! and the peer methods beside it. `Reorderer` holds the choices; `Reorderer::run` returns a
+//! [`Reordering`]: the row and column permutations and a [`ReorderReport`].
+//!
+//! Cost: sampling `O(sample)`; windows and graph `O(nnz)` plus the candidate search; the TSP solve
+//! within its budget. Called by the `spmv-reorder` main job and `evaluate`.
+
+use crate::report::{ReorderReport, SideReport, TspReport};
+use crate::windows::{windows_for, SampledLatencies};
+use crate::{Method, PermuteMode, ReorderError, SamplerChoice, WindowSpec};
+use spmv_reorder_locality::{
+    total_distance, windowed_distance, GraphOptions, Parallelism, WindowGraph, Windows,
+};
+use spmv_reorder_peers::{self as peers, PeerOptions};
+use spmv_reorder_sampling::{sample, Sample, SampleOptions};
+use spmv_reorder_sparse::{CsrMatrix, Permutation, Value};
+use spmv_reorder_tsp::{solve_path, CandidateLists, CostOracle, SolverOptions};
+use std::time::{Duration, Instant};
+
+/// A stage of the pipeline, reported to the progress callback.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stage {
+    /// Sampling the matrix.
+    Sampling,
+    /// Building windows and the window graph (`side` is `"rows"` or `"cols"`).
+    Graph {
+        /// Which side is being ordered.
+        side: &'static str,
+    },
+    /// Solving the TSP path; `fraction` of the time budget used, current `cost`.
+    Solving {
+        /// Which side is being ordered.
+        side: &'static str,
+        /// Share of the solver's budget used so far, in `[0, 1]`.
+        fraction: f64,
+        /// Cost of the best path so far.
+        cost: i64,
+    },
+    /// A peer ordering (RCM, Gorder, ...).
+    Ordering {
+        /// Which side is being ordered.
+        side: &'static str,
+    },
+    /// Measuring the result.
+    Measuring,
+}
+
+/// The configuration of a reordering. `Reorderer::new()` gives the defaults the plain command line
+/// uses; each setter returns the changed configuration.
+#[derive(Debug, Clone)]
+pub struct Reorderer {
+    method: Method,
+    sampler: SamplerChoice,
+    window: WindowSpec,
+    permute: Option<PermuteMode>,
+    seed: u64,
+    threads: Option<usize>,
+    time_limit: Option<Duration>,
+    neighbours: usize,
+    max_kicks: Option<u64>,
+}
+
+impl Default for Reorderer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Reorderer {
+    /// The defaults: TSP over single-row windows with full information, symmetric permutation for
+    /// square matrices (rows only otherwise), 8 candidates per window, seed 0.
+    pub fn new() -> Self {
+        Self {
+            method: Method::Tsp,
+            sampler: SamplerChoice::All,
+            window: WindowSpec::Fixed(1),
+            permute: None,
+            seed: 0,
+            threads: None,
+            time_limit: None,
+            neighbours: 8,
+            max_kicks: None,
+        }
+    }
+    /// The ordering method.
+    pub fn method(mut self, method: Method) -> Self {
+        self.method = method;
+        self
+    }
+    /// Where the nonzeros the ordering sees come from.
+    pub fn sampler(mut self, sampler: SamplerChoice) -> Self {
+        self.sampler = sampler;
+        self
+    }
+    /// How rows are grouped into windows (TSP method).
+    pub fn windows(mut self, window: WindowSpec) -> Self {
+        self.window = window;
+        self
+    }
+    /// Which sides to permute (`None`: symmetric for square matrices, rows otherwise).
+    pub fn permute(mut self, mode: Option<PermuteMode>) -> Self {
+        self.permute = mode;
+        self
+    }
+    /// Seed of every random choice.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+    /// Threads (`None`: all cores).
+    pub fn threads(mut self, threads: Option<usize>) -> Self {
+        self.threads = threads;
+        self
+    }
+    /// Wall-clock budget of the TSP solve (per side).
+    pub fn time_limit(mut self, limit: Option<Duration>) -> Self {
+        self.time_limit = limit;
+        self
+    }
+    /// Candidate neighbours per window in the window graph.
+    pub fn neighbours(mut self, k: usize) -> Self {
+        self.neighbours = k;
+        self
+    }
+    /// Kicks of Chained Lin-Kernighan (`None`: the solver's default, one per window).
+    pub fn max_kicks(mut self, kicks: Option<u64>) -> Self {
+        self.max_kicks = kicks;
+        self
+    }
+
+    /// Reorders `a`: see [`Self::run_with_progress`].
+    ///
+    /// # Errors
+    /// As [`Self::run_with_progress`].
+    pub fn run<T: Value>(&self, a: &CsrMatrix<T>) -> Result<Reordering, ReorderError> {
+        self.run_with_progress(a, &mut |_| {})
+    }
+
+    /// Reorders `a`, reporting each stage to `progress`.
+    ///
+    /// # Errors
+    /// [`ReorderError::Incompatible`] for a symmetric permutation of a rectangular matrix or latency
+    /// windows without latencies; the errors of the sampler, the locality model and the solver.
+    pub fn run_with_progress<T: Value>(
+        &self,
+        a: &CsrMatrix<T>,
+        progress: &mut (dyn FnMut(&Stage) + Send),
+    ) -> Result<Reordering, ReorderError> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.threads.unwrap_or(0))
+            .build()
+            .map_err(|e| ReorderError::Incompatible(format!("cannot start threads: {e}")))?;
+        pool.install(|| self.run_on_pool(a, progress))
+    }
+
+    fn run_on_pool<T: Value>(
+        &self,
+        a: &CsrMatrix<T>,
+        progress: &mut (dyn FnMut(&Stage) + Send),
+    ) -> Result<Reordering, ReorderError> {
+        let mode = self.resolve_mode(a)?;
+        let start = Instant::now();
+        let full = a.pattern();
+        let sample = self.sample(a, progress)?;
+        let sampling_seconds = start.elapsed().as_secs_f64();
+        let seen = sample.as_ref().map_or(&full, |s| &s.pattern);
+        let latencies = sample.as_ref().map(|s| SampledLatencies {
+            entries: &s.entry_latency,
+            row_max: &s.row_max_latency,
+        });
+        let (rows, row_report) = match mode {
+            PermuteMode::Cols => (Permutation::identity(a.nrows()), None),
+            _ => {
+                let (p, r) = self.order_side(seen, latencies, "rows", progress)?;
+                (p, Some(r))
+            }
+        };
+        let (cols, col_report) = match mode {
+            PermuteMode::Symmetric => (rows.clone(), None),
+            PermuteMode::Rows => (Permutation::identity(a.ncols()), None),
+            PermuteMode::Cols | PermuteMode::Both => {
+                let seen_t = seen.transpose();
+                let col_max = sample.as_ref().map(column_max_latency);
+                let col_lat =
+                    sample
+                        .as_ref()
+                        .zip(col_max.as_ref())
+                        .map(|(s, m)| SampledLatencies {
+                            entries: &s.entry_latency,
+                            row_max: m,
+                        });
+                let (q, r) = self.order_side(&seen_t, col_lat, "cols", progress)?;
+                (q, Some(r))
+            }
+        };
+        let reorder_seconds = start.elapsed().as_secs_f64();
+        progress(&Stage::Measuring);
+        let after = full.permute(&rows, &cols)?;
+        let report = ReorderReport {
+            method: self.method.to_string(),
+            sampler: self.sampler.to_string(),
+            window: self.window.to_string(),
+            permute: mode.to_string(),
+            seed: self.seed,
+            reorder_seconds,
+            sampling_seconds,
+            d_before: total_distance(&full, Parallelism::Rayon),
+            d_after: total_distance(&after, Parallelism::Rayon),
+            d_w_before: self.spec_d_w(&full, latencies)?,
+            d_w_after: match (&row_report, self.method) {
+                (Some(r), Method::Tsp) => Some(carried_d_w(&after, &rows, r)?),
+                _ if matches!(self.window, WindowSpec::Latency { .. }) => None,
+                _ => self.spec_d_w(&after, None)?,
+            },
+            rows: row_report,
+            cols: col_report,
+            coverage: sample.map(|s| s.coverage),
+        };
+        Ok(Reordering { rows, cols, report })
+    }
+
+    /// The permutation mode for `a`, checking that a symmetric permutation gets a square matrix.
+    fn resolve_mode<T: Value>(&self, a: &CsrMatrix<T>) -> Result<PermuteMode, ReorderError> {
+        let square = a.nrows() == a.ncols();
+        match self.permute {
+            None if square => Ok(PermuteMode::Symmetric),
+            None => Ok(PermuteMode::Rows),
+            Some(PermuteMode::Symmetric) if !square => Err(ReorderError::Incompatible(format!(
+                "a symmetric permutation needs a square matrix, this one is {} x {}; \
+                 use --permute rows, cols or both",
+                a.nrows(),
+                a.ncols()
+            ))),
+            Some(m) => Ok(m),
+        }
+    }
+
+    fn sample<T: Value>(
+        &self,
+        a: &CsrMatrix<T>,
+        progress: &mut (dyn FnMut(&Stage) + Send),
+    ) -> Result<Option<Sample>, ReorderError> {
+        let SamplerChoice::Sampled { spec, .. } = &self.sampler else {
+            return Ok(None);
+        };
+        progress(&Stage::Sampling);
+        let opts = SampleOptions {
+            seed: self.seed,
+            threads: self.threads.unwrap_or_else(rayon::current_num_threads),
+        };
+        Ok(Some(sample(&a.to_real(), spec, &opts)?))
+    }
+
+    /// `D_w` of `pattern` under this configuration's window spec (`None` for latency windows
+    /// without latencies).
+    fn spec_d_w(
+        &self,
+        pattern: &CsrMatrix<()>,
+        latencies: Option<SampledLatencies<'_>>,
+    ) -> Result<Option<u64>, ReorderError> {
+        if matches!(self.window, WindowSpec::Latency { .. }) && latencies.is_none() {
+            return Ok(None);
+        }
+        let w = windows_for(self.window, pattern, latencies)?;
+        Ok(Some(windowed_distance(pattern, &w, Parallelism::Rayon)?))
+    }
+
+    /// Orders the rows of `pattern` (the rows of `Aᵀ` for the column side).
+    fn order_side(
+        &self,
+        pattern: &CsrMatrix<()>,
+        latencies: Option<SampledLatencies<'_>>,
+        side: &'static str,
+        progress: &mut (dyn FnMut(&Stage) + Send),
+    ) -> Result<(Permutation, SideReport), ReorderError> {
+        let start = Instant::now();
+        let peer = match self.method {
+            Method::Tsp => None,
+            Method::Rcm => Some(peers::Method::Rcm),
+            Method::Gorder => Some(peers::Method::Gorder),
+            Method::Degree => Some(peers::Method::DegreeDescending),
+            Method::Identity => Some(peers::Method::Identity),
+            Method::Random => Some(peers::Method::Random),
+        };
+        if let Some(m) = peer {
+            progress(&Stage::Ordering { side });
+            let opts = PeerOptions {
+                seed: self.seed,
+                ..PeerOptions::default()
+            };
+            let p = peers::order(pattern, m, &opts)?;
+            return Ok((p, SideReport::peer(side, start.elapsed().as_secs_f64())));
+        }
+        progress(&Stage::Graph { side });
+        let windows = windows_for(self.window, pattern, latencies)?;
+        let opts = GraphOptions::default().with_neighbours(self.neighbours);
+        let graph = WindowGraph::build(pattern, &windows, &opts)?;
+        let graph_seconds = start.elapsed().as_secs_f64();
+        let cands = candidate_lists(&graph)?;
+        let solver = SolverOptions {
+            seed: self.seed,
+            time_limit: self.time_limit,
+            max_kicks: self.max_kicks,
+            ..SolverOptions::default()
+        };
+        let oracle = WindowCost(&graph);
+        let budget = self.time_limit.map(|d| d.as_secs_f64());
+        let solution = solve_path(&cands, &oracle, &solver, &mut |p| {
+            let fraction = match budget {
+                Some(b) if b > 0.0 => (p.elapsed.as_secs_f64() / b).min(1.0),
+                _ => p.fraction,
+            };
+            progress(&Stage::Solving {
+                side,
+                fraction,
+                cost: p.cost,
+            })
+        })?;
+        let perm = windows.row_order(&solution.order)?;
+        let lengths = windows.lengths();
+        let moved: Vec<usize> = solution.order.iter().map(|&g| lengths[g]).collect();
+        let report = SideReport {
+            side,
+            windows: windows.len(),
+            window_lengths_in_order: Some(moved),
+            graph_seconds,
+            order_seconds: start.elapsed().as_secs_f64() - graph_seconds,
+            bounded_columns: graph.bounded_columns(),
+            tsp: Some(TspReport::from_solution(
+                &solution,
+                graph.windowed_distance(Parallelism::Rayon),
+            )),
+        };
+        Ok((perm, report))
+    }
+}
+
+/// `D_w` of the reordered matrix under the windows the TSP moved as units.
+fn carried_d_w(
+    after: &CsrMatrix<()>,
+    rows: &Permutation,
+    side: &SideReport,
+) -> Result<u64, ReorderError> {
+    let lengths = side
+        .window_lengths_in_order
+        .as_deref()
+        .expect("TSP sides record their window lengths");
+    debug_assert_eq!(lengths.iter().sum::<usize>(), rows.len());
+    let w = Windows::from_lengths(lengths)?;
+    Ok(windowed_distance(after, &w, Parallelism::Rayon)?)
+}
+
+/// The per-column maximum sampled latency, for latency windows on the column side.
+fn column_max_latency(s: &Sample) -> Vec<Option<u32>> {
+    let mut max = vec![None; s.pattern.ncols()];
+    for (k, &c) in s.pattern.col_idx().iter().enumerate() {
+        let l = s.entry_latency[k];
+        if l > 0 {
+            let m: &mut Option<u32> = &mut max[c as usize];
+            *m = Some(m.map_or(l, |v| v.max(l)));
+        }
+    }
+    max
+}
+
+/// The window graph as the TSP solver sees it: `cost(g, h) = d_w(g, h)`.
+struct WindowCost<'a>(&'a WindowGraph);
+
+impl CostOracle for WindowCost<'_> {
+    fn cost(&self, a: usize, b: usize) -> i64 {
+        self.0.distance(a, b) as i64
+    }
+}
+
+/// Each window's candidates with cost `n(g) + n(h) - 2·a(g,h)`.
+fn candidate_lists(graph: &WindowGraph) -> Result<CandidateLists, ReorderError> {
+    let mut offsets = Vec::with_capacity(graph.len() + 1);
+    offsets.push(0);
+    let mut neighbours = Vec::new();
+    let mut costs = Vec::new();
+    for g in 0..graph.len() {
+        let (nbrs, overlaps) = graph.candidates(g);
+        let ng = graph.footprint_len(g) as i64;
+        for (&h, &a) in nbrs.iter().zip(overlaps) {
+            neighbours.push(h);
+            costs.push(ng + graph.footprint_len(h as usize) as i64 - 2 * a as i64);
+        }
+        offsets.push(neighbours.len());
+    }
+    Ok(CandidateLists::from_csr(offsets, neighbours, costs)?)
+}
+
+/// The result of a reordering: `B = P·A·Qᵀ` with `P = rows`, `Q = cols`.
+#[derive(Debug, Clone)]
+pub struct Reordering {
+    /// The row permutation `P`.
+    pub rows: Permutation,
+    /// The column permutation `Q` (equal to `rows` for a symmetric permutation).
+    pub cols: Permutation,
+    /// What was done and measured.
+    pub report: ReorderReport,
+}
+
+impl Reordering {
+    /// `P·A·Qᵀ`, values kept exactly.
+    ///
+    /// # Errors
+    /// [`ReorderError::Sparse`] when `a` has other dimensions than the reordered matrix.
+    pub fn apply<T: Value>(&self, a: &CsrMatrix<T>) -> Result<CsrMatrix<T>, ReorderError> {
+        Ok(a.permute(&self.rows, &self.cols)?)
+    }
+
+    /// `Q·x`: an input vector in the reordered column order.
+    pub fn permute_input<V: Copy>(&self, x: &[V]) -> Vec<V> {
+        self.cols.apply(x)
+    }
+
+    /// `Pᵀ·y`: a result of the reordered matrix back in the original row order.
+    pub fn unpermute_output<V: Copy>(&self, y: &[V]) -> Vec<V> {
+        self.rows.apply_inverse(y)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use spmv_reorder_gen::{poisson2d, shuffle_symmetric};
+
+    fn quick() -> Reorderer {
+        Reorderer::new().threads(Some(2)).max_kicks(Some(200))
+    }
+
+    #[test]
+    fn tsp_recovers_locality_of_a_shuffled_grid() {
+        let grid = poisson2d(30, 30).unwrap();
+        let natural = total_distance(&grid, Parallelism::Sequential);
+        let (a, _) = shuffle_symmetric(&grid, 5).unwrap();
+        let r = quick().run(&a).unwrap();
+        let rep = &r.report;
+        assert_eq!(rep.permute, "symmetric");
+        // Rows of a 5-point grid share at most 2 columns, so d >= 6 per row pair: the natural order
+        // is near the floor, and the TSP path must get below it from a random start.
+        assert!(
+            rep.d_after < natural,
+            "D {} -> {} (natural {natural})",
+            rep.d_before,
+            rep.d_after
+        );
+        assert_eq!(rep.d_w_before, Some(rep.d_before), "window 1: D_w = D");
+        let tsp = rep.rows.as_ref().unwrap().tsp.as_ref().unwrap();
+        assert!(tsp.lower_bound <= tsp.cost);
+        assert_eq!(
+            tsp.cost as u64, rep.d_after,
+            "path cost is D of the reordered matrix"
+        );
+        // RCM, the classic peer, is beaten on D.
+        let rcm = quick().method(Method::Rcm).run(&a).unwrap();
+        assert!(
+            rep.d_after < rcm.report.d_after,
+            "tsp {} rcm {}",
+            rep.d_after,
+            rcm.report.d_after
+        );
+    }
+
+    #[test]
+    fn sampled_and_windowed_runs_work() {
+        let (a, _) = shuffle_symmetric(&poisson2d(20, 20).unwrap(), 9).unwrap();
+        for (sampler, window) in [("random:0.3", "var"), ("all", "4"), ("random:0.5", "1")] {
+            let r = quick()
+                .sampler(sampler.parse().unwrap())
+                .windows(window.parse().unwrap())
+                .run(&a)
+                .unwrap();
+            assert!(r.report.d_after < r.report.d_before, "{sampler} {window}");
+            assert_eq!(r.report.coverage.is_some(), sampler != "all");
+        }
+        // A grid this small fits the simulated caches, so DAST sees few misses: latency windows are
+        // then large, and only validity (not improvement) can be asked of them here.
+        for window in ["latency:avg", "latency:avg,zeros", "latency:20"] {
+            let r = quick()
+                .sampler("dast-sim".parse().unwrap())
+                .windows(window.parse().unwrap())
+                .run(&a)
+                .unwrap();
+            assert_eq!(r.rows.len(), a.nrows());
+            assert!(
+                r.report.coverage.is_some() && r.report.d_w_after.is_some(),
+                "{window}"
+            );
+        }
+    }
+
+    #[test]
+    fn latency_windows_without_sampler_is_an_error() {
+        let a = poisson2d(4, 4).unwrap();
+        let e = quick()
+            .windows("latency".parse().unwrap())
+            .run(&a)
+            .unwrap_err();
+        assert!(matches!(e, ReorderError::Incompatible(_)), "{e}");
+    }
+
+    #[test]
+    fn rectangular_matrices() {
+        let a = CsrMatrix::from_triplets(
+            3,
+            5,
+            vec![(0, 4, 1.0), (1, 0, 2.0), (2, 4, 3.0), (2, 1, 1.0)],
+        )
+        .unwrap();
+        let e = quick()
+            .permute(Some(PermuteMode::Symmetric))
+            .run(&a)
+            .unwrap_err();
+        assert!(matches!(e, ReorderError::Incompatible(_)));
+        let r = quick().run(&a).unwrap();
+        assert_eq!(r.report.permute, "rows");
+        assert!(r.cols.is_identity());
+        let both = quick().permute(Some(PermuteMode::Both)).run(&a).unwrap();
+        assert_eq!((both.rows.len(), both.cols.len()), (3, 5));
+    }
+
+    #[test]
+    fn degenerate_matrices() {
+        for (m, n) in [(0, 0), (1, 1), (3, 3)] {
+            let a: CsrMatrix<f64> = CsrMatrix::from_triplets(m, n, vec![]).unwrap();
+            for method in Method::ALL {
+                let r = quick().method(method).run(&a).unwrap();
+                assert_eq!(r.rows.len(), m, "{method}");
+            }
+        }
+    }
+
+    fn arb_matrix() -> impl Strategy<Value = CsrMatrix<f64>> {
+        (1usize..14, 1usize..14, any::<bool>()).prop_flat_map(|(m, n, square)| {
+            let n = if square { m } else { n };
+            proptest::collection::vec((0..m, 0..n, -50i32..50), 0..50).prop_map(move |t| {
+                CsrMatrix::from_triplets(m, n, t.into_iter().map(|(i, j, v)| (i, j, v as f64)))
+                    .unwrap()
+            })
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// The law every mode and method must keep: `SpMV(P·A·Qᵀ)(Q·x) == P·(A·x)`, exactly.
+        #[test]
+        fn permuted_product_law(
+            a in arb_matrix(),
+            method in proptest::sample::select(Method::ALL.to_vec()),
+            mode in proptest::sample::select(vec![None, Some(PermuteMode::Rows), Some(PermuteMode::Cols), Some(PermuteMode::Both), Some(PermuteMode::Symmetric)]),
+            window in proptest::sample::select(vec!["1", "3", "var"]),
+            seed in 0u64..4,
+        ) {
+            prop_assume!(mode != Some(PermuteMode::Symmetric) || a.nrows() == a.ncols());
+            let r = quick().method(method).permute(mode).windows(window.parse().unwrap()).seed(seed).run(&a).unwrap();
+            let b = r.apply(&a).unwrap();
+            let x: Vec<f64> = (0..a.ncols()).map(|j| j as f64 - 2.5).collect();
+            let (mut ax, mut bqx) = (vec![0.0; a.nrows()], vec![0.0; a.nrows()]);
+            a.mul_vec_reference(&x, &mut ax);
+            b.mul_vec_reference(&r.permute_input(&x), &mut bqx);
+            prop_assert_eq!(&bqx, &r.rows.apply(&ax));
+            prop_assert_eq!(r.unpermute_output(&bqx), ax);
+            prop_assert_eq!(r.report.d_after, total_distance(&b, Parallelism::Sequential));
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! [`ReorderReport`]: what a reordering did and measured, serialised as `--report FILE.json`.
+
+use spmv_reorder_sampling::Coverage;
+use spmv_reorder_tsp::PathSolution;
+
+/// The report of one reordering. JSON keys follow the field names (`D_before` etc. as spelled in
+/// the SPEC).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ReorderReport {
+    /// `tsp`, `rcm`, `gorder`, `degree`, `identity` or `random`.
+    pub method: String,
+    /// `all` or the sampler spec.
+    pub sampler: String,
+    /// The window spec.
+    pub window: String,
+    /// `symmetric`, `rows`, `cols` or `both`.
+    pub permute: String,
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Wall-clock seconds of the whole reordering (sampling, windows, graph, ordering).
+    pub reorder_seconds: f64,
+    /// Seconds of the sampling stage alone.
+    pub sampling_seconds: f64,
+    /// `D` of the original matrix.
+    #[serde(rename = "D_before")]
+    pub d_before: u64,
+    /// `D` of the reordered matrix.
+    #[serde(rename = "D_after")]
+    pub d_after: u64,
+    /// `D_w` of the original matrix under the window spec (full matrix).
+    #[serde(rename = "D_w_before")]
+    pub d_w_before: Option<u64>,
+    /// `D_w` of the reordered matrix: for TSP under the windows it moved as units; for the other
+    /// methods under the window spec recomputed on the new order; `None` for latency windows.
+    #[serde(rename = "D_w_after")]
+    pub d_w_after: Option<u64>,
+    /// The row side, when rows were ordered.
+    pub rows: Option<SideReport>,
+    /// The column side, when columns were ordered independently.
+    pub cols: Option<SideReport>,
+    /// Coverage of the sample, when a sampler was used.
+    pub coverage: Option<Coverage>,
+}
+
+/// How one side (rows, or columns from `Aᵀ`) was ordered.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SideReport {
+    /// `rows` or `cols`.
+    pub side: &'static str,
+    /// Windows of locality (TSP), or rows (peers).
+    pub windows: usize,
+    /// Window lengths in the order the path visits them (TSP only; omitted from JSON).
+    #[serde(skip)]
+    pub window_lengths_in_order: Option<Vec<usize>>,
+    /// Seconds to build windows and graph.
+    pub graph_seconds: f64,
+    /// Seconds of the ordering itself (TSP solve or peer method).
+    pub order_seconds: f64,
+    /// Hub columns whose pair enumeration was bounded in the window graph.
+    pub bounded_columns: usize,
+    /// The TSP solution's figures.
+    pub tsp: Option<TspReport>,
+}
+
+impl SideReport {
+    pub(crate) fn peer(side: &'static str, seconds: f64) -> Self {
+        SideReport {
+            side,
+            windows: 0,
+            window_lengths_in_order: None,
+            graph_seconds: 0.0,
+            order_seconds: seconds,
+            bounded_columns: 0,
+            tsp: None,
+        }
+    }
+}
+
+/// The TSP path's cost, its lower bound and how the solver spent its time.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TspReport {
+    /// Cost of the path (the sampled pattern's `D_w` in path order).
+    pub cost: i64,
+    /// The path lower bound of SPEC section 4.
+    pub lower_bound: i64,
+    /// `(cost - bound) / bound`.
+    pub gap: f64,
+    /// Cost of the windows in their original order (the identity path).
+    pub identity_cost: u64,
+    /// Cost after construction.
+    pub initial_cost: i64,
+    /// Cost after the first local search.
+    pub after_local_search_cost: i64,
+    /// Seconds of construction.
+    pub construction_seconds: f64,
+    /// Seconds of local search.
+    pub local_search_seconds: f64,
+    /// Seconds of Chained LK kicks.
+    pub kicks_seconds: f64,
+    /// Kicks made.
+    pub kicks: u64,
+    /// Kicks that improved the path.
+    pub improving_kicks: u64,
+}
+
+impl TspReport {
+    pub(crate) fn from_solution(s: &PathSolution, identity_cost: u64) -> Self {
+        TspReport {
+            cost: s.cost,
+            lower_bound: s.lower_bound,
+            gap: s.gap(),
+            identity_cost,
+            initial_cost: s.stats.initial_cost,
+            after_local_search_cost: s.stats.after_local_search_cost,
+            construction_seconds: s.stats.construction_s,
+            local_search_seconds: s.stats.local_search_s,
+            kicks_seconds: s.stats.kicks_s,
+            kicks: s.stats.kicks,
+            improving_kicks: s.stats.improving_kicks,
+        }
+    }
+}

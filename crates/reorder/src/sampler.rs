@@ -1,0 +1,62 @@
+//! [`SamplerChoice`]: full information, or one of the samplers of SPEC section 5.
+
+use crate::ReorderError;
+use spmv_reorder_sampling::SamplerSpec;
+use std::fmt;
+use std::str::FromStr;
+
+/// Where the nonzeros the ordering sees come from.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum SamplerChoice {
+    /// Every nonzero (full information).
+    #[default]
+    All,
+    /// A sample: `random:P`, `dast-sim[:...]`, `dast-perf`, `trace:...`, keeping the text given.
+    Sampled {
+        /// The parsed sampler (boxed: simulator options are large).
+        spec: Box<SamplerSpec>,
+        /// The text it was parsed from, for reports.
+        text: String,
+    },
+}
+
+impl FromStr for SamplerChoice {
+    type Err = ReorderError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        if t.eq_ignore_ascii_case("all") || t.eq_ignore_ascii_case("full") {
+            return Ok(SamplerChoice::All);
+        }
+        Ok(SamplerChoice::Sampled {
+            spec: Box::new(t.parse()?),
+            text: t.to_string(),
+        })
+    }
+}
+
+impl fmt::Display for SamplerChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SamplerChoice::All => f.write_str("all"),
+            SamplerChoice::Sampled { text, .. } => f.write_str(text),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_all_and_samplers() {
+        assert_eq!("all".parse::<SamplerChoice>().unwrap(), SamplerChoice::All);
+        let r: SamplerChoice = "random:0.02".parse().unwrap();
+        assert_eq!(r.to_string(), "random:0.02");
+        assert!(
+            matches!(r, SamplerChoice::Sampled { spec, .. } if matches!(*spec, SamplerSpec::Random { .. }))
+        );
+        assert!("random:2".parse::<SamplerChoice>().is_err());
+        assert!("bogus".parse::<SamplerChoice>().is_err());
+    }
+}

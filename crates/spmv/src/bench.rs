@@ -1,0 +1,642 @@
+//! Benchmark harness for `y = A·x`: time each kernel with pinned threads and placed memory, next
+//! to a STREAM triad measured in the same run, and compare a matrix before and after a reordering.
+//!
+//! Measures (SPEC section 6): warm-up, then repetitions giving min/median/max seconds per product;
+//! GFLOP/s `= 2·nnz / t`; effective bandwidth from the minimum traffic
+//! `nnz·(8 + 4) + (nrows + 1)·8 + 8·(nrows + ncols)` bytes (the write-allocate of `y` is not
+//! counted); its share of the triad bandwidth; load balance `min_block_nnz / max_block_nnz`
+//! (thesis table 2.4); and the roofline point (thesis section 2.7): operational intensity
+//! `2·nnz / traffic` against the bandwidth roof `triad GB/s · intensity`. A comparison alternates
+//! the repetitions of both matrices so machine noise hits both alike, and reports the speedup and
+//! the break-even iterations `reorder_time / (t_before - t_after)`. Cost: `reps · products ·
+//! O(nnz)` per kernel and matrix. Called by `spmv-reorder bench`, `evaluate` and the pipeline.
+
+use serde::Serialize;
+use spmv_reorder_sparse::CsrMatrix;
+use std::time::Instant;
+
+use crate::placement::{
+    fill_placed, page_report, place_matrix, vector_offsets, PageReport, Placement,
+};
+use crate::stream::{check_positive, triad, StreamConfig, StreamReport};
+use crate::{Kernel, Par, Pinning, SpmvError, SpmvPlan, ThreadBinding, ThreadTeam, Topology};
+
+/// What to measure and how.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BenchConfig {
+    /// Threads (the caller included).
+    pub threads: usize,
+    /// How threads are pinned.
+    pub pinning: Pinning,
+    /// Where the matrix and vectors are placed.
+    pub placement: Placement,
+    /// Kernels to time, in this order.
+    pub kernels: Vec<Kernel>,
+    /// Untimed products before timing.
+    pub warmup: usize,
+    /// Timed samples per kernel (and per matrix in a comparison).
+    pub reps: usize,
+    /// Each sample repeats the product until it lasts at least this long (seconds), so that
+    /// microsecond products are timed reliably; the time per product is reported.
+    pub min_sample_seconds: f64,
+    /// The STREAM triad to run first with the same team, or `None` to skip it.
+    pub stream: Option<StreamConfig>,
+    /// Time the reordering took, for the break-even figures of a comparison.
+    pub reorder_seconds: Option<f64>,
+}
+
+impl Default for BenchConfig {
+    /// All available CPUs, scatter pinning, first touch, every kernel, 3 warm-ups, 20 samples of
+    /// at least 1 ms, the default triad.
+    fn default() -> Self {
+        BenchConfig {
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            pinning: Pinning::Scatter,
+            placement: Placement::FirstTouch,
+            kernels: Kernel::ALL.to_vec(),
+            warmup: 3,
+            reps: 20,
+            min_sample_seconds: 1e-3,
+            stream: Some(StreamConfig::default()),
+            reorder_seconds: None,
+        }
+    }
+}
+
+/// Size and minimum traffic of the benchmarked matrix.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MatrixSummary {
+    /// Rows.
+    pub nrows: usize,
+    /// Columns.
+    pub ncols: usize,
+    /// Stored entries.
+    pub nnz: usize,
+    /// Flops per product, `2·nnz`.
+    pub flops: f64,
+    /// Minimum bytes moved per product (SPEC section 6).
+    pub min_traffic_bytes: f64,
+}
+
+impl MatrixSummary {
+    /// Summarises `a`.
+    pub fn of(a: &CsrMatrix<f64>) -> Self {
+        MatrixSummary {
+            nrows: a.nrows(),
+            ncols: a.ncols(),
+            nnz: a.nnz(),
+            flops: 2.0 * a.nnz() as f64,
+            min_traffic_bytes: min_traffic_bytes(a.nrows(), a.ncols(), a.nnz()),
+        }
+    }
+}
+
+/// `nnz·(8 + 4) + (nrows + 1)·8 + 8·(nrows + ncols)`: values, column indices, row offsets, `x`
+/// and `y` each moved once (SPEC section 6, without the write-allocate of `y`).
+pub fn min_traffic_bytes(nrows: usize, ncols: usize, nnz: usize) -> f64 {
+    (nnz * 12 + (nrows + 1) * 8 + 8 * (nrows + ncols)) as f64
+}
+
+/// Where a kernel sits in the roofline model (thesis section 2.7).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Roofline {
+    /// Flops per byte of minimum traffic (the "locality wall" of the kernel).
+    pub operational_intensity: f64,
+    /// `triad GB/s · intensity`: the GFLOP/s that the measured bandwidth allows.
+    pub bandwidth_roof_gflops: Option<f64>,
+    /// GFLOP/s reached by the fastest sample.
+    pub attained_gflops: f64,
+    /// `attained / roof`.
+    pub roof_share: Option<f64>,
+}
+
+/// Timings and derived figures of one kernel on one matrix.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KernelReport {
+    /// The kernel.
+    pub kernel: Kernel,
+    /// Fastest product, seconds.
+    pub min_s: f64,
+    /// Median product, seconds.
+    pub median_s: f64,
+    /// Slowest product, seconds.
+    pub max_s: f64,
+    /// Products per timed sample.
+    pub products_per_sample: usize,
+    /// `2·nnz / median_s / 1e9`.
+    pub gflops: f64,
+    /// Minimum traffic / `median_s` / 1e9.
+    pub gbytes_per_s: f64,
+    /// Minimum traffic / `min_s` / 1e9 (compare with the triad's best repetition).
+    pub best_gbytes_per_s: f64,
+    /// `best_gbytes_per_s / triad_gbytes_per_s` (best against best, as STREAM reports).
+    pub triad_share: Option<f64>,
+    /// `min_block_nnz / max_block_nnz` over the thread blocks (thesis table 2.4).
+    pub load_balance: f64,
+    /// Roofline point.
+    pub roofline: Roofline,
+    /// Where the pages of each array are.
+    pub pages: Vec<PageReport>,
+}
+
+/// Everything measured for one matrix.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BenchReport {
+    /// The matrix.
+    pub matrix: MatrixSummary,
+    /// Threads used.
+    pub threads: usize,
+    /// Pinning asked for.
+    pub pinning: String,
+    /// Placement asked for.
+    pub placement: String,
+    /// Where each thread really ran.
+    pub bindings: Vec<ThreadBinding>,
+    /// The triad measured with the same team, if asked.
+    pub triad: Option<StreamReport>,
+    /// The triad's best bandwidth (GB/s).
+    pub triad_gbytes_per_s: Option<f64>,
+    /// One report per kernel, in the order asked.
+    pub kernels: Vec<KernelReport>,
+    /// The kernel with the lowest median.
+    pub best_kernel: Kernel,
+    /// Median seconds of the best kernel.
+    pub median_s: f64,
+    /// GFLOP/s of the best kernel (median).
+    pub gflops: f64,
+    /// Effective GB/s of the best kernel (median).
+    pub gbytes_per_s: f64,
+    /// Whether the write-allocate of `y` is in the traffic (it is not).
+    pub write_allocate_counted: bool,
+}
+
+/// Speedup of one kernel.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KernelSpeedup {
+    /// The kernel.
+    pub kernel: Kernel,
+    /// Median before, seconds.
+    pub before_median_s: f64,
+    /// Median after, seconds.
+    pub after_median_s: f64,
+    /// `before / after`.
+    pub speedup: f64,
+}
+
+/// A matrix before and after a reordering, measured in one run with interleaved repetitions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    /// The original matrix.
+    pub before: BenchReport,
+    /// The reordered matrix.
+    pub after: BenchReport,
+    /// Per-kernel speedups.
+    pub kernels: Vec<KernelSpeedup>,
+    /// Best kernel's median before / best kernel's median after.
+    pub speedup: f64,
+    /// The reordering time given in the configuration.
+    pub reorder_seconds: Option<f64>,
+    /// `reorder_seconds / t_before`: the reordering's cost in products.
+    pub reorder_cost_in_spmvs: Option<f64>,
+    /// `reorder_seconds / (t_before - t_after)`; `None` when the reordering is not faster.
+    pub break_even_iterations: Option<f64>,
+}
+
+/// Benchmarks `a` (see the module documentation).
+///
+/// # Errors
+/// Bad settings ([`SpmvError::InvalidSetting`]), the errors of [`ThreadTeam::new`], of the
+/// placement and of the triad.
+pub fn run(a: &CsrMatrix<f64>, config: &BenchConfig) -> Result<BenchReport, SpmvError> {
+    let mut reports = measure(&[a], config)?;
+    Ok(reports.remove(0))
+}
+
+/// Benchmarks `before` and `after` side by side, alternating their repetitions.
+///
+/// # Errors
+/// [`SpmvError::DimensionMismatch`] when the matrices differ in shape or nonzeros; otherwise as
+/// [`run`].
+pub fn compare(
+    before: &CsrMatrix<f64>,
+    after: &CsrMatrix<f64>,
+    config: &BenchConfig,
+) -> Result<Comparison, SpmvError> {
+    for (what, x, y) in [
+        (
+            "rows of the reordered matrix",
+            before.nrows(),
+            after.nrows(),
+        ),
+        (
+            "columns of the reordered matrix",
+            before.ncols(),
+            after.ncols(),
+        ),
+        (
+            "nonzeros of the reordered matrix",
+            before.nnz(),
+            after.nnz(),
+        ),
+    ] {
+        if x != y {
+            return Err(SpmvError::DimensionMismatch {
+                what,
+                expected: x,
+                found: y,
+            });
+        }
+    }
+    let mut reports = measure(&[before, after], config)?;
+    let after = reports.pop().expect("two reports");
+    let before = reports.pop().expect("two reports");
+    let kernels = before
+        .kernels
+        .iter()
+        .zip(&after.kernels)
+        .map(|(b, a)| KernelSpeedup {
+            kernel: b.kernel,
+            before_median_s: b.median_s,
+            after_median_s: a.median_s,
+            speedup: b.median_s / a.median_s,
+        })
+        .collect();
+    let (t_before, t_after) = (before.median_s, after.median_s);
+    let reorder = config.reorder_seconds;
+    Ok(Comparison {
+        speedup: t_before / t_after,
+        reorder_seconds: reorder,
+        reorder_cost_in_spmvs: reorder.map(|r| r / t_before),
+        break_even_iterations: reorder
+            .filter(|_| t_after < t_before)
+            .map(|r| r / (t_before - t_after)),
+        before,
+        after,
+        kernels,
+    })
+}
+
+fn check_config(config: &BenchConfig) -> Result<(), SpmvError> {
+    check_positive("reps", config.reps)?;
+    if config.kernels.is_empty() {
+        return Err(SpmvError::InvalidSetting {
+            name: "kernels",
+            value: "[]".into(),
+            reason: "at least one kernel is needed",
+        });
+    }
+    let bad_seconds = |v: f64| !v.is_finite() || v < 0.0;
+    if bad_seconds(config.min_sample_seconds) {
+        return Err(SpmvError::InvalidSetting {
+            name: "min_sample_seconds",
+            value: config.min_sample_seconds.to_string(),
+            reason: "must be a finite number >= 0",
+        });
+    }
+    if let Some(r) = config.reorder_seconds.filter(|&r| bad_seconds(r)) {
+        return Err(SpmvError::InvalidSetting {
+            name: "reorder_seconds",
+            value: r.to_string(),
+            reason: "must be a finite number >= 0",
+        });
+    }
+    Ok(())
+}
+
+/// One matrix placed for one kernel, ready to multiply.
+struct Placed {
+    matrix: CsrMatrix<f64>,
+    x: Vec<f64>,
+    y: Vec<f64>,
+    x_offsets: Vec<usize>,
+    y_offsets: Vec<usize>,
+}
+
+fn measure(
+    matrices: &[&CsrMatrix<f64>],
+    config: &BenchConfig,
+) -> Result<Vec<BenchReport>, SpmvError> {
+    check_config(config)?;
+    let topology = Topology::this_system()?;
+    config.placement.check(&topology)?;
+    let team = ThreadTeam::new(&topology, config.threads, &config.pinning)?;
+    let par = Par::Team(&team);
+    let stream = config
+        .stream
+        .as_ref()
+        .map(|s| triad(s, par, &config.placement, &topology))
+        .transpose()?;
+    let triad_bw = stream.as_ref().map(|s| s.triad_gbytes_per_s);
+    let mut per_matrix: Vec<Vec<KernelReport>> = vec![Vec::new(); matrices.len()];
+    for &kernel in &config.kernels {
+        let placed: Vec<Placed> = matrices
+            .iter()
+            .map(|a| place(a, kernel, par, config, &topology))
+            .collect::<Result<_, _>>()?;
+        let plans: Vec<SpmvPlan<'_>> = placed
+            .iter()
+            .map(|p| SpmvPlan::new(&p.matrix, kernel, team.threads()))
+            .collect();
+        let times = time_interleaved(&plans, &placed, par, config);
+        for (m, (samples, products)) in times.into_iter().enumerate() {
+            let report = kernel_report(
+                &plans[m], &placed[m], samples, products, triad_bw, &team, &topology,
+            );
+            per_matrix[m].push(report);
+        }
+    }
+    Ok(matrices
+        .iter()
+        .zip(per_matrix)
+        .map(|(a, kernels)| {
+            let best = kernels
+                .iter()
+                .min_by(|p, q| p.median_s.total_cmp(&q.median_s))
+                .expect("at least one kernel")
+                .clone();
+            BenchReport {
+                matrix: MatrixSummary::of(a),
+                threads: team.threads(),
+                pinning: config.pinning.to_string(),
+                placement: config.placement.to_string(),
+                bindings: team.bindings().to_vec(),
+                triad: stream.clone(),
+                triad_gbytes_per_s: triad_bw,
+                best_kernel: best.kernel,
+                median_s: best.median_s,
+                gflops: best.gflops,
+                gbytes_per_s: best.gbytes_per_s,
+                kernels,
+                write_allocate_counted: false,
+            }
+        })
+        .collect())
+}
+
+fn place(
+    a: &CsrMatrix<f64>,
+    kernel: Kernel,
+    par: Par<'_>,
+    config: &BenchConfig,
+    topology: &Topology,
+) -> Result<Placed, SpmvError> {
+    let plan = SpmvPlan::new(a, kernel, par.threads());
+    let partition = plan.partition();
+    let matrix = place_matrix(a, partition, par, &config.placement, topology)?;
+    let x_offsets = vector_offsets(partition, a.ncols());
+    let y_offsets = partition.row_offsets();
+    let x = fill_placed(
+        "x",
+        a.ncols(),
+        &x_offsets,
+        |j| 1.0 + (j % 17) as f64 / 17.0,
+        par,
+        &config.placement,
+        topology,
+    )?;
+    let y = fill_placed(
+        "y",
+        a.nrows(),
+        &y_offsets,
+        |_| 0.0,
+        par,
+        &config.placement,
+        topology,
+    )?;
+    Ok(Placed {
+        matrix,
+        x,
+        y,
+        x_offsets,
+        y_offsets,
+    })
+}
+
+/// Times every plan: warm-up (also choosing how many products make one sample), then
+/// `config.reps` samples, alternating between the plans. Returns, per plan, the seconds per
+/// product of each sample and the products per sample.
+fn time_interleaved(
+    plans: &[SpmvPlan<'_>],
+    placed: &[Placed],
+    par: Par<'_>,
+    config: &BenchConfig,
+) -> Vec<(Vec<f64>, usize)> {
+    let mut ys: Vec<Vec<f64>> = placed.iter().map(|p| p.y.clone()).collect();
+    let mut products = Vec::with_capacity(plans.len());
+    for ((plan, p), y) in plans.iter().zip(placed).zip(&mut ys) {
+        let mut one = f64::INFINITY;
+        for _ in 0..config.warmup.max(1) {
+            let start = Instant::now();
+            plan.mul_vec(&p.x, y, par);
+            one = one.min(start.elapsed().as_secs_f64());
+        }
+        let wanted = (config.min_sample_seconds / one.max(1e-9)).ceil();
+        products.push((wanted as usize).clamp(1, 1_000_000));
+    }
+    let mut samples = vec![Vec::with_capacity(config.reps); plans.len()];
+    for _ in 0..config.reps {
+        for m in 0..plans.len() {
+            let start = Instant::now();
+            for _ in 0..products[m] {
+                plans[m].mul_vec(&placed[m].x, &mut ys[m], par);
+            }
+            samples[m].push(start.elapsed().as_secs_f64() / products[m] as f64);
+        }
+    }
+    samples.into_iter().zip(products).collect()
+}
+
+fn kernel_report(
+    plan: &SpmvPlan<'_>,
+    placed: &Placed,
+    mut samples: Vec<f64>,
+    products: usize,
+    triad_bw: Option<f64>,
+    team: &ThreadTeam,
+    topology: &Topology,
+) -> KernelReport {
+    samples.sort_by(f64::total_cmp);
+    let (min, median, max) = (
+        samples[0],
+        samples[samples.len() / 2],
+        samples[samples.len() - 1],
+    );
+    let summary = MatrixSummary::of(plan.matrix());
+    let traffic = summary.min_traffic_bytes;
+    let best_gbytes = traffic / min / 1e9;
+    let intensity = summary.flops / traffic;
+    let attained = summary.flops / min / 1e9;
+    let roof = triad_bw.map(|bw| bw * intensity);
+    let partition = plan.partition();
+    let mut row_ptr_offsets = partition.row_offsets();
+    *row_ptr_offsets.last_mut().expect("blocks + 1 offsets") += 1;
+    let bindings = team.bindings();
+    let m = &placed.matrix;
+    let pages = vec![
+        page_report(
+            "values",
+            m.values(),
+            &partition.nnz_offsets(),
+            bindings,
+            topology,
+        ),
+        page_report(
+            "col_idx",
+            m.col_idx(),
+            &partition.nnz_offsets(),
+            bindings,
+            topology,
+        ),
+        page_report("row_ptr", m.row_ptr(), &row_ptr_offsets, bindings, topology),
+        page_report("x", &placed.x, &placed.x_offsets, bindings, topology),
+        page_report("y", &placed.y, &placed.y_offsets, bindings, topology),
+    ];
+    KernelReport {
+        kernel: partition.kernel(),
+        min_s: min,
+        median_s: median,
+        max_s: max,
+        products_per_sample: products,
+        gflops: summary.flops / median / 1e9,
+        gbytes_per_s: traffic / median / 1e9,
+        best_gbytes_per_s: best_gbytes,
+        triad_share: triad_bw.map(|bw| best_gbytes / bw),
+        load_balance: partition.load_balance(),
+        roofline: Roofline {
+            operational_intensity: intensity,
+            bandwidth_roof_gflops: roof,
+            attained_gflops: attained,
+            roof_share: roof.map(|r| attained / r),
+        },
+        pages,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn laplacian_1d(n: usize) -> CsrMatrix<f64> {
+        let t = (0..n).flat_map(|i| {
+            let mut v = vec![(i, i, 2.0)];
+            if i > 0 {
+                v.push((i, i - 1, -1.0));
+            }
+            if i + 1 < n {
+                v.push((i, i + 1, -1.0));
+            }
+            v
+        });
+        CsrMatrix::from_triplets(n, n, t).unwrap()
+    }
+
+    fn quick() -> BenchConfig {
+        BenchConfig {
+            threads: 2.min(std::thread::available_parallelism().map_or(1, |n| n.get())),
+            warmup: 1,
+            reps: 3,
+            min_sample_seconds: 1e-4,
+            stream: Some(StreamConfig {
+                elements: 200_000,
+                reps: 2,
+            }),
+            ..BenchConfig::default()
+        }
+    }
+
+    #[test]
+    fn traffic_follows_spec_section_6() {
+        assert_eq!(
+            min_traffic_bytes(10, 10, 28),
+            (28 * 12 + 11 * 8 + 160) as f64
+        );
+    }
+
+    #[test]
+    fn run_reports_every_kernel_with_consistent_figures() {
+        let a = laplacian_1d(50_000);
+        let r = run(&a, &quick()).unwrap();
+        assert_eq!(r.kernels.len(), 3);
+        assert!(r.triad_gbytes_per_s.unwrap() > 0.0);
+        for k in &r.kernels {
+            assert!(k.min_s <= k.median_s && k.median_s <= k.max_s);
+            let want = 2.0 * a.nnz() as f64 / k.median_s / 1e9;
+            assert!((k.gflops - want).abs() <= 1e-9 * want);
+            assert!(
+                k.load_balance > 0.99,
+                "a 1D Laplacian balances: {}",
+                k.load_balance
+            );
+            let i = k.roofline.operational_intensity;
+            assert!(i > 0.05 && i < 1.0 / 6.0, "below 2 flops per 12 bytes: {i}");
+            assert_eq!(k.pages.len(), 5);
+        }
+        let json = serde_json::to_value(&r).unwrap();
+        for key in ["median_s", "gflops", "gbytes_per_s", "triad_gbytes_per_s"] {
+            assert!(json.get(key).is_some_and(|v| v.is_number()), "{key}");
+        }
+    }
+
+    #[test]
+    fn compare_gives_speedup_and_break_even() {
+        let a = laplacian_1d(20_000);
+        let cfg = BenchConfig {
+            kernels: vec![Kernel::NnzBalanced],
+            reorder_seconds: Some(1.0),
+            stream: None,
+            ..quick()
+        };
+        let c = compare(&a, &a, &cfg).unwrap();
+        assert_eq!(c.kernels.len(), 1);
+        assert!((c.speedup - c.before.median_s / c.after.median_s).abs() < 1e-12);
+        assert!((c.reorder_cost_in_spmvs.unwrap() - 1.0 / c.before.median_s).abs() < 1e-6);
+        match c.break_even_iterations {
+            Some(b) => assert!(c.after.median_s < c.before.median_s && b > 0.0),
+            None => assert!(c.after.median_s >= c.before.median_s),
+        }
+        let other = laplacian_1d(20_001);
+        assert!(matches!(
+            compare(&a, &other, &cfg),
+            Err(SpmvError::DimensionMismatch { .. })
+        ));
+    }
+
+    #[test]
+    fn bad_settings_are_errors() {
+        let a = laplacian_1d(10);
+        let cfg = BenchConfig { reps: 0, ..quick() };
+        assert!(matches!(
+            run(&a, &cfg),
+            Err(SpmvError::InvalidSetting { name: "reps", .. })
+        ));
+        let cfg = BenchConfig {
+            threads: 0,
+            ..quick()
+        };
+        assert_eq!(run(&a, &cfg).unwrap_err(), SpmvError::ZeroThreads);
+        let cfg = BenchConfig {
+            threads: 10_000,
+            ..quick()
+        };
+        assert!(matches!(
+            run(&a, &cfg),
+            Err(SpmvError::TooManyThreads { .. })
+        ));
+        let cfg = BenchConfig {
+            placement: Placement::Node(999),
+            ..quick()
+        };
+        assert!(matches!(
+            run(&a, &cfg),
+            Err(SpmvError::NoSuchNumaNode { node: 999, .. })
+        ));
+        let cfg = BenchConfig {
+            kernels: vec![],
+            ..quick()
+        };
+        assert!(matches!(
+            run(&a, &cfg),
+            Err(SpmvError::InvalidSetting { .. })
+        ));
+    }
+}

@@ -1,0 +1,293 @@
+//! `y = A·x` for CSR `A` (`f64` values, `u32` column indices), in parallel thread blocks.
+//!
+//! Cost: `2·nnz` flops and the minimum traffic `12·nnz + 8·(nrows + 1) + 8·(nrows + ncols)` bytes
+//! (SPEC section 6); memory-bound on every current CPU. The blocks come from a [`Partition`]
+//! (static rows, nonzero-balanced rows, merge path: thesis section 2.6 for the row blocks, Merrill
+//! and Garland 2016 for merge path). Each block runs one body, [`block_product`], on the thread
+//! that owns it; blocks write disjoint `split_at_mut` regions of `y`, and merge path's partial
+//! sums of split rows are added after the parallel phase. Called by the benchmark
+//! ([`crate::bench`](mod@crate::bench)), the CLI and the reordering pipeline's evaluation.
+//!
+//! Rows are summed left to right from the row's first nonzero with the same expression as
+//! [`CsrMatrix::mul_vec_reference`], so the row kernels are bitwise equal to it; merge path differs
+//! only in the rounding of rows it splits.
+
+use spmv_reorder_sparse::CsrMatrix;
+
+use crate::partition::{Block, Kernel, Partition};
+use crate::team::Par;
+
+/// A matrix with its thread blocks: build once, multiply many times.
+///
+/// # Invariants
+/// Every column index of the matrix is `< ncols` when `unchecked_ok` is set (checked in
+/// [`SpmvPlan::new`]); otherwise the bounds-checked body is used.
+#[derive(Debug, Clone)]
+pub struct SpmvPlan<'a> {
+    matrix: &'a CsrMatrix<f64>,
+    partition: Partition,
+    unchecked_ok: bool,
+}
+
+impl<'a> SpmvPlan<'a> {
+    /// Splits `matrix` into `blocks` blocks (at least one) for `kernel`. `O(nnz)` once, to check
+    /// the column indices that let the hot loop skip bounds checks.
+    pub fn new(matrix: &'a CsrMatrix<f64>, kernel: Kernel, blocks: usize) -> Self {
+        let partition = Partition::new(matrix.row_ptr(), kernel, blocks);
+        let ncols = matrix.ncols();
+        let unchecked_ok = matrix.col_idx().iter().all(|&c| (c as usize) < ncols);
+        SpmvPlan {
+            matrix,
+            partition,
+            unchecked_ok,
+        }
+    }
+
+    /// The matrix.
+    pub fn matrix(&self) -> &'a CsrMatrix<f64> {
+        self.matrix
+    }
+
+    /// The thread blocks.
+    pub fn partition(&self) -> &Partition {
+        &self.partition
+    }
+
+    /// `y = A·x`. Block `b` runs on thread `b % par.threads()`.
+    ///
+    /// # Panics
+    /// If `x.len() != ncols` or `y.len() != nrows` (a caller bug).
+    pub fn mul_vec(&self, x: &[f64], y: &mut [f64], par: Par<'_>) {
+        self.run(x, y, par, !self.unchecked_ok);
+    }
+
+    /// `y = A·x` with every `x[col]` access bounds-checked: the safe twin of [`Self::mul_vec`],
+    /// kept for tests and for measuring what the unchecked loop gains.
+    ///
+    /// # Panics
+    /// As [`Self::mul_vec`].
+    pub fn mul_vec_checked(&self, x: &[f64], y: &mut [f64], par: Par<'_>) {
+        self.run(x, y, par, true);
+    }
+
+    fn run(&self, x: &[f64], y: &mut [f64], par: Par<'_>, checked: bool) {
+        let a = self.matrix;
+        assert_eq!(
+            x.len(),
+            a.ncols(),
+            "x length must equal the number of columns"
+        );
+        assert_eq!(y.len(), a.nrows(), "y length must equal the number of rows");
+        let blocks = self.partition.blocks();
+        let chunks = split_by_offsets(y, &self.partition.row_offsets());
+        let carries = par.for_each_block(chunks, |b, y_block| {
+            block_product(a, &blocks[b], x, y_block, checked)
+        });
+        for (row, partial) in carries.into_iter().flatten() {
+            y[row] += partial;
+        }
+    }
+}
+
+/// `y = A·x` with a plan made for this call (`par.threads()` blocks of `kernel`).
+///
+/// # Panics
+/// If `x.len() != ncols` or `y.len() != nrows` (a caller bug).
+pub fn mul_vec(a: &CsrMatrix<f64>, x: &[f64], y: &mut [f64], kernel: Kernel, par: Par<'_>) {
+    SpmvPlan::new(a, kernel, par.threads()).mul_vec(x, y, par);
+}
+
+/// The one body of every kernel: writes `y` for the block's rows (`y_block[r - rows.start]`) from
+/// the block's nonzeros, and returns the partial sum of the row it leaves unfinished (merge path
+/// only) as `(row, partial)`.
+fn block_product(
+    a: &CsrMatrix<f64>,
+    block: &Block,
+    x: &[f64],
+    y_block: &mut [f64],
+    checked: bool,
+) -> Option<(usize, f64)> {
+    let row_ptr = a.row_ptr();
+    let dot = |range: std::ops::Range<usize>| {
+        let (cols, vals) = (&a.col_idx()[range.clone()], &a.values()[range]);
+        if checked {
+            dot_checked(cols, vals, x)
+        } else {
+            // SAFETY: `checked` is false only when `SpmvPlan::new` verified every column index
+            // `< ncols`, and `run` asserted `x.len() == ncols`.
+            unsafe { dot_unchecked(cols, vals, x) }
+        }
+    };
+    let mut k = block.nnz.start;
+    for (row, y_row) in block.rows.clone().zip(y_block.iter_mut()) {
+        let end = row_ptr[row + 1];
+        *y_row = dot(k..end);
+        k = end;
+    }
+    (k < block.nnz.end).then(|| (block.rows.end, dot(k..block.nnz.end)))
+}
+
+/// `Σ vals[j]·x[cols[j]]`, left to right, every `x` access bounds-checked.
+fn dot_checked(cols: &[u32], vals: &[f64], x: &[f64]) -> f64 {
+    cols.iter()
+        .zip(vals)
+        .map(|(&c, &v)| v * x[c as usize])
+        .sum()
+}
+
+/// `Σ vals[j]·x[cols[j]]`, left to right, without bounds checks on `x`.
+///
+/// # Safety
+/// Every `cols[j] as usize < x.len()`.
+unsafe fn dot_unchecked(cols: &[u32], vals: &[f64], x: &[f64]) -> f64 {
+    debug_assert!(cols.iter().all(|&c| (c as usize) < x.len()));
+    cols.iter()
+        .zip(vals)
+        // SAFETY: the caller guarantees every column index is inside `x`.
+        .map(|(&c, &v)| v * unsafe { *x.get_unchecked(c as usize) })
+        .sum()
+}
+
+/// Splits `data` into consecutive chunks at `offsets` (`offsets[0] == 0`, last `== data.len()`).
+pub(crate) fn split_by_offsets<'d, E>(
+    mut data: &'d mut [E],
+    offsets: &[usize],
+) -> Vec<&'d mut [E]> {
+    let mut out = Vec::with_capacity(offsets.len().saturating_sub(1));
+    for w in offsets.windows(2) {
+        let (head, tail) = data.split_at_mut(w[1] - w[0]);
+        out.push(head);
+        data = tail;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::team::ThreadTeam;
+    use crate::{Pinning, Topology};
+    use proptest::prelude::*;
+
+    fn reference(a: &CsrMatrix<f64>, x: &[f64]) -> Vec<f64> {
+        let mut y = vec![0.0; a.nrows()];
+        a.mul_vec_reference(x, &mut y);
+        y
+    }
+
+    fn team(threads: usize) -> ThreadTeam {
+        ThreadTeam::new(&Topology::this_system().unwrap(), threads, &Pinning::None).unwrap()
+    }
+
+    /// A matrix with one dense row and many short ones: the case merge path exists for.
+    fn skewed(n: usize) -> CsrMatrix<f64> {
+        let mut t: Vec<(usize, usize, f64)> =
+            (0..n).map(|j| (3, j, 0.1 + j as f64 * 1e-3)).collect();
+        t.extend((0..n).map(|i| (i, (i * 7) % n, 1.0 / (i + 1) as f64)));
+        CsrMatrix::from_triplets(n, n, t).unwrap()
+    }
+
+    fn arb_matrix() -> impl Strategy<Value = CsrMatrix<f64>> {
+        (1usize..40, 1usize..40).prop_flat_map(|(m, n)| {
+            proptest::collection::vec((0..m, 0..n, -1000i32..1000), 0..300).prop_map(move |t| {
+                CsrMatrix::from_triplets(
+                    m,
+                    n,
+                    t.into_iter().map(|(i, j, v)| (i, j, v as f64 / 7.0)),
+                )
+                .unwrap()
+            })
+        })
+    }
+
+    #[test]
+    fn row_kernels_are_bitwise_equal_to_the_reference() {
+        let a = skewed(500);
+        let x: Vec<f64> = (0..500).map(|j| (j as f64).sin()).collect();
+        let want = reference(&a, &x);
+        let team2 = team(2);
+        for kernel in [Kernel::StaticRows, Kernel::NnzBalanced] {
+            for blocks in [1, 2, 7, 64] {
+                let plan = SpmvPlan::new(&a, kernel, blocks);
+                for par in [Par::Sequential, Par::Team(&team2)] {
+                    let mut y = vec![f64::NAN; 500];
+                    plan.mul_vec(&x, &mut y, par);
+                    let same = y.iter().zip(&want).all(|(p, q)| p.to_bits() == q.to_bits());
+                    assert!(same, "{kernel} blocks={blocks}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn merge_path_matches_within_rounding_and_exactly_on_integers() {
+        let a = skewed(500);
+        let x: Vec<f64> = (0..500).map(|j| (j as f64).cos()).collect();
+        let want = reference(&a, &x);
+        let team2 = team(2);
+        for blocks in [1, 2, 7, 64] {
+            let plan = SpmvPlan::new(&a, Kernel::MergePath, blocks);
+            let mut y = vec![f64::NAN; 500];
+            plan.mul_vec(&x, &mut y, Par::Team(&team2));
+            for (p, q) in y.iter().zip(&want) {
+                assert!((p - q).abs() <= 1e-12 * q.abs().max(1.0), "{p} vs {q}");
+            }
+        }
+        let ints = a.map_values(|v| (v * 1000.0).round());
+        let xi: Vec<f64> = (0..500).map(|j| (j % 13) as f64 - 6.0).collect();
+        let want = reference(&ints, &xi);
+        let mut y = vec![f64::NAN; 500];
+        SpmvPlan::new(&ints, Kernel::MergePath, 7).mul_vec(&xi, &mut y, Par::Team(&team2));
+        assert_eq!(y, want);
+    }
+
+    #[test]
+    fn checked_twin_agrees_with_unchecked() {
+        let a = skewed(200);
+        let x: Vec<f64> = (0..200).map(|j| j as f64 * 0.25).collect();
+        for kernel in Kernel::ALL {
+            let plan = SpmvPlan::new(&a, kernel, 3);
+            let (mut y1, mut y2) = (vec![0.0; 200], vec![0.0; 200]);
+            plan.mul_vec(&x, &mut y1, Par::Sequential);
+            plan.mul_vec_checked(&x, &mut y2, Par::Sequential);
+            assert_eq!(y1, y2);
+        }
+    }
+
+    #[test]
+    fn empty_matrices_and_rows() {
+        let a: CsrMatrix<f64> = CsrMatrix::from_triplets(5, 3, vec![]).unwrap();
+        for kernel in Kernel::ALL {
+            let mut y = vec![f64::NAN; 5];
+            mul_vec(&a, &[1.0; 3], &mut y, kernel, Par::Sequential);
+            assert_eq!(y, reference(&a, &[1.0; 3]));
+        }
+        let z: CsrMatrix<f64> = CsrMatrix::from_triplets(0, 0, vec![]).unwrap();
+        let mut y: Vec<f64> = vec![];
+        mul_vec(&z, &[], &mut y, Kernel::MergePath, Par::Sequential);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn parallel_equals_sequential_equals_reference(a in arb_matrix(), blocks in 1usize..9) {
+            let x: Vec<f64> = (0..a.ncols()).map(|j| j as f64 - 3.5).collect();
+            let want = reference(&a, &x);
+            let team2 = team(2);
+            for kernel in Kernel::ALL {
+                let plan = SpmvPlan::new(&a, kernel, blocks);
+                let (mut ys, mut yp) = (vec![0.0; a.nrows()], vec![0.0; a.nrows()]);
+                plan.mul_vec(&x, &mut ys, Par::Sequential);
+                plan.mul_vec(&x, &mut yp, Par::Team(&team2));
+                prop_assert_eq!(&ys, &yp);
+                if kernel == Kernel::MergePath {
+                    for (p, q) in ys.iter().zip(&want) {
+                        prop_assert!((p - q).abs() <= 1e-9 * q.abs().max(1.0));
+                    }
+                } else {
+                    prop_assert_eq!(&ys, &want);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! Local search driver: applies an [`Improver`] from every active node until none improves
+//! (neighbour lists + don't-look bits).
+//!
+//! Cost: O(number of improving moves × cost of one move search); each search is bounded by the
+//! neighbour-list length and the move's depth. Source: don't-look bits of Bentley, "Fast algorithms for
+//! geometric traveling salesman problems" (1992); queue order as in Applegate et al., "Chained
+//! Lin-Kernighan for large traveling salesman problems" (2003). Caller: [`crate::solve_path`] (initial
+//! descent) and the chained kick loop.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use crate::neighbours::Neighbours;
+use crate::oracle::PathCosts;
+use crate::tour::Tour;
+
+/// What every move search sees: costs (with the dummy node) and the neighbour lists.
+#[derive(Clone, Copy)]
+pub(crate) struct Context<'a> {
+    /// Edge costs of the tour nodes.
+    pub(crate) costs: PathCosts<'a>,
+    /// Candidate neighbours of the tour nodes.
+    pub(crate) neighbours: &'a Neighbours,
+}
+
+/// One kind of improving move searched from a node `t1`.
+pub(crate) trait Improver {
+    /// Searches moves touching `t1`; applies the first improving one found and returns its gain (> 0),
+    /// pushing the endpoints of changed edges onto `touched`. Returns 0 (tour unchanged) otherwise.
+    fn improve<T: Tour>(
+        &mut self,
+        ctx: &Context<'_>,
+        tour: &mut T,
+        t1: usize,
+        touched: &mut Vec<usize>,
+    ) -> i64;
+}
+
+/// FIFO of nodes whose don't-look bit is off.
+pub(crate) struct ActiveQueue {
+    queue: VecDeque<u32>,
+    queued: Vec<bool>,
+}
+
+impl ActiveQueue {
+    /// An empty queue over `len` nodes.
+    pub(crate) fn new(len: usize) -> Self {
+        Self {
+            queue: VecDeque::new(),
+            queued: vec![false; len],
+        }
+    }
+
+    /// Turns `v`'s don't-look bit off.
+    pub(crate) fn push(&mut self, v: usize) {
+        if !self.queued[v] {
+            self.queued[v] = true;
+            self.queue.push_back(v as u32);
+        }
+    }
+
+    fn pop(&mut self) -> Option<usize> {
+        let v = self.queue.pop_front()? as usize;
+        self.queued[v] = false;
+        Some(v)
+    }
+
+    /// Empties the queue.
+    pub(crate) fn clear(&mut self) {
+        while self.pop().is_some() {}
+    }
+}
+
+/// Runs `improver` from queued nodes until the queue empties (a local optimum) or `deadline` passes.
+/// Returns the total gain and whether the optimum was reached.
+pub(crate) fn descend<T: Tour>(
+    improver: &mut impl Improver,
+    ctx: &Context<'_>,
+    tour: &mut T,
+    queue: &mut ActiveQueue,
+    deadline: Option<Instant>,
+) -> (i64, bool) {
+    let mut gain = 0;
+    let mut touched = Vec::new();
+    let mut steps = 0u32;
+    while let Some(t1) = queue.pop() {
+        steps = steps.wrapping_add(1);
+        if steps % 256 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+            queue.push(t1);
+            return (gain, false);
+        }
+        touched.clear();
+        let g = improver.improve(ctx, tour, t1, &mut touched);
+        if g > 0 {
+            gain += g;
+            queue.push(t1);
+            for &v in &touched {
+                queue.push(v);
+            }
+        }
+    }
+    (gain, true)
+}
+
+/// Two improvers tried in turn from each node: the second only when the first finds nothing.
+pub(crate) struct Both<A, B>(pub(crate) A, pub(crate) B);
+
+impl<A: Improver, B: Improver> Improver for Both<A, B> {
+    fn improve<T: Tour>(
+        &mut self,
+        ctx: &Context<'_>,
+        tour: &mut T,
+        t1: usize,
+        touched: &mut Vec<usize>,
+    ) -> i64 {
+        let g = self.0.improve(ctx, tour, t1, touched);
+        if g > 0 {
+            g
+        } else {
+            self.1.improve(ctx, tour, t1, touched)
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! The solver's neighbour lists over the `n + 1` tour nodes: each real node's candidates preceded by the
+//! dummy node (cost 0), so that every move may also make a node a path end.
+//!
+//! Cost: `O(n K)` time and memory to build. Source: the dummy-node reduction of a Hamiltonian path to a
+//! tour (Lawler et al., "The Traveling Salesman Problem", 1985, ch. 3). Caller: [`crate::solve_path`].
+
+use crate::CandidateLists;
+
+/// CSR neighbour lists of the tour nodes `0..=n` (the dummy `n` has none: moves from it gain nothing).
+pub(crate) struct Neighbours {
+    offsets: Vec<usize>,
+    nodes: Vec<u32>,
+    costs: Vec<i64>,
+}
+
+impl Neighbours {
+    /// Lists of `cands` with the dummy node `cands.len()` first in every real node's list.
+    pub(crate) fn with_dummy(cands: &CandidateLists) -> Self {
+        let n = cands.len();
+        let mut offsets = Vec::with_capacity(n + 2);
+        let mut nodes = Vec::with_capacity(cands.num_entries() + n);
+        let mut costs = Vec::with_capacity(cands.num_entries() + n);
+        offsets.push(0);
+        for v in 0..n {
+            nodes.push(n as u32);
+            costs.push(0);
+            nodes.extend_from_slice(cands.neighbours(v));
+            costs.extend_from_slice(cands.costs(v));
+            offsets.push(nodes.len());
+        }
+        offsets.push(nodes.len());
+        Self {
+            offsets,
+            nodes,
+            costs,
+        }
+    }
+
+    /// `(neighbour, cost)` of tour node `v`, cheapest first.
+    #[inline]
+    pub(crate) fn of(&self, v: usize) -> impl Iterator<Item = (usize, i64)> + '_ {
+        let r = self.offsets[v]..self.offsets[v + 1];
+        self.nodes[r.clone()]
+            .iter()
+            .map(|&u| u as usize)
+            .zip(self.costs[r].iter().copied())
+    }
+}

@@ -1,0 +1,475 @@
+//! `solve_path`: minimum-cost Hamiltonian path = construction → local search → chained kicks.
+//!
+//! Cost: construction O(n K log) + local search (near-linear in practice with neighbour lists and
+//! don't-look bits) + O(kicks × (span + local repair)). Memory O(n K). Source: thesis (Lorenzo 2011)
+//! section 4.2 and SPEC section 4 (the ordering problem, its lower bound); Applegate, Cook & Rohe,
+//! "Chained Lin-Kernighan for large traveling salesman problems" (2003). Caller: the reordering pipeline.
+
+use std::time::{Duration, Instant};
+
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::construct::{initial_path, Construction};
+use crate::kick::Kick;
+use crate::lk::LinKernighan;
+use crate::local_search::{descend, ActiveQueue, Both, Context, Improver};
+use crate::neighbours::Neighbours;
+use crate::or_opt::OrOpt;
+use crate::oracle::PathCosts;
+use crate::tour::{ArrayTour, Journal, Tour, TwoLevelTour};
+use crate::two_opt::TwoOpt;
+use crate::{lower_bound, CandidateLists, CostOracle, TspError};
+
+/// The improvement moves of the local search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LocalSearch {
+    /// 2-opt and Or-opt (segments of 1-3 nodes) with neighbour lists and don't-look bits.
+    TwoOptOrOpt,
+    /// Lin-Kernighan moves of up to `depth` flips, trying `breadth[i]` alternatives at level `i` (1 at
+    /// deeper levels), with Or-opt as a fallback move. Preceded by a 2-opt + Or-opt descent.
+    LinKernighan {
+        /// Maximum number of flips in one move (>= 1).
+        depth: usize,
+        /// Alternatives tried per level, with backtracking (each >= 1).
+        breadth: Vec<usize>,
+    },
+}
+
+impl Default for LocalSearch {
+    fn default() -> Self {
+        LocalSearch::LinKernighan {
+            depth: DEFAULT_DEPTH,
+            breadth: DEFAULT_BREADTH.to_vec(),
+        }
+    }
+}
+
+/// The tour representation used by the improvement stages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum TourKind {
+    /// [`TourKind::Array`] below [`TWO_LEVEL_MIN_NODES`] nodes, [`TourKind::TwoLevel`] from there on.
+    #[default]
+    Auto,
+    /// [`crate::tour::ArrayTour`]: flips cost up to `n/2`, fastest on small instances.
+    Array,
+    /// [`crate::tour::TwoLevelTour`]: flips cost O(√n).
+    TwoLevel,
+}
+
+/// Node count from which [`TourKind::Auto`] picks the two-level list (measured with
+/// `cargo bench --bench tsp -- uniform N --tour array|two-level`).
+pub const TWO_LEVEL_MIN_NODES: usize = 5_000;
+
+/// Default LK depth (linkern's default maximum depth is 50).
+pub const DEFAULT_DEPTH: usize = 50;
+/// Default LK breadth per level.
+pub const DEFAULT_BREADTH: [usize; 3] = [5, 3, 2];
+/// Default span of a kick (nodes covered by the two moved stretches).
+pub const DEFAULT_KICK_SPAN: usize = 50;
+
+/// What the solver does and for how long.
+///
+/// When `chained` is set and no budget is given (`time_limit`, `max_kicks`, `max_stall_kicks` all
+/// `None`), the solver makes `n` kicks. Without a `time_limit` the result depends only on the inputs,
+/// `seed` and budgets; with one, the run may stop earlier on a slower machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SolverOptions {
+    /// Seed of the kick generator.
+    pub seed: u64,
+    /// Wall-clock budget for the whole solve (checked during local search and between kicks).
+    pub time_limit: Option<Duration>,
+    /// Maximum number of kicks.
+    pub max_kicks: Option<u64>,
+    /// Stop after this many consecutive kicks without a strict improvement.
+    pub max_stall_kicks: Option<u64>,
+    /// Initial path.
+    pub construction: Construction,
+    /// Improvement moves.
+    pub local_search: LocalSearch,
+    /// Run Chained LK: kicks followed by local repair, kept when the path gets no worse.
+    pub chained: bool,
+    /// Nodes covered by a kick's two moved stretches (>= 2); keeps a kick O(span).
+    pub kick_span: usize,
+    /// Tour representation.
+    pub tour: TourKind,
+}
+
+impl Default for SolverOptions {
+    fn default() -> Self {
+        Self {
+            seed: 0,
+            time_limit: None,
+            max_kicks: None,
+            max_stall_kicks: None,
+            construction: Construction::default(),
+            local_search: LocalSearch::default(),
+            chained: true,
+            kick_span: DEFAULT_KICK_SPAN,
+            tour: TourKind::Auto,
+        }
+    }
+}
+
+impl SolverOptions {
+    fn validate(&self) -> Result<(), TspError> {
+        if let LocalSearch::LinKernighan { depth, breadth } = &self.local_search {
+            if *depth == 0 {
+                return Err(TspError::InvalidOption {
+                    name: "depth",
+                    reason: "must be at least 1",
+                });
+            }
+            if breadth.contains(&0) {
+                return Err(TspError::InvalidOption {
+                    name: "breadth",
+                    reason: "every level must allow at least 1 alternative",
+                });
+            }
+        }
+        if self.kick_span < 2 {
+            return Err(TspError::InvalidOption {
+                name: "kick_span",
+                reason: "must be at least 2",
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The stage a [`Progress`] report comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Phase {
+    /// The initial path is built (reported once, when done).
+    Construction,
+    /// Local search to a local optimum (reported at its start and end).
+    LocalSearch,
+    /// Chained kicks (reported about every 100 ms).
+    Kicks,
+    /// Finished.
+    Done,
+}
+
+/// A progress report.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    /// Current stage.
+    pub phase: Phase,
+    /// Time since the solve started.
+    pub elapsed: Duration,
+    /// Cost of the current path.
+    pub cost: i64,
+    /// Kicks made so far.
+    pub kicks: u64,
+    /// Fraction of the kick budget used, in `[0, 1]` (the largest over the budgets set).
+    pub fraction: f64,
+}
+
+/// Where the time went and how the cost evolved.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SolveStats {
+    /// Seconds spent building the initial path.
+    pub construction_s: f64,
+    /// Seconds of the 2-opt + Or-opt descent (part of `local_search_s`).
+    pub two_opt_s: f64,
+    /// Seconds of the local search to the first local optimum (2-opt + Or-opt, then LK if chosen).
+    pub local_search_s: f64,
+    /// Seconds of the kick phase.
+    pub kicks_s: f64,
+    /// Kicks made.
+    pub kicks: u64,
+    /// Kicks that strictly improved the path.
+    pub improving_kicks: u64,
+    /// Cost of the initial path.
+    pub initial_cost: i64,
+    /// Cost after the 2-opt + Or-opt descent.
+    pub after_two_opt_cost: i64,
+    /// Cost after the first local search.
+    pub after_local_search_cost: i64,
+    /// False when the time limit stopped the first local search before a local optimum.
+    pub reached_local_optimum: bool,
+}
+
+/// A Hamiltonian path and its quality.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathSolution {
+    /// The nodes in path order (a permutation of `0..n`).
+    pub order: Vec<usize>,
+    /// Sum of the oracle's costs along the path.
+    pub cost: i64,
+    /// The lower bound of [`lower_bound`].
+    pub lower_bound: i64,
+    /// Timings and counters.
+    pub stats: SolveStats,
+}
+
+impl PathSolution {
+    /// Relative gap `(cost − lower_bound) / lower_bound` (0 when both are 0, infinite when only the bound
+    /// is 0).
+    pub fn gap(&self) -> f64 {
+        if self.cost <= self.lower_bound {
+            0.0
+        } else if self.lower_bound <= 0 {
+            f64::INFINITY
+        } else {
+            (self.cost - self.lower_bound) as f64 / self.lower_bound as f64
+        }
+    }
+}
+
+/// The cost of visiting `order` in sequence.
+pub fn path_cost<O: CostOracle + ?Sized>(order: &[usize], oracle: &O) -> i64 {
+    order.windows(2).map(|w| oracle.cost(w[0], w[1])).sum()
+}
+
+/// Finds a low-cost Hamiltonian path (free ends) over the nodes of `cands`.
+///
+/// `progress` receives reports at phase changes and about every 100 ms of kicks.
+///
+/// # Errors
+/// [`TspError::InvalidOption`] for out-of-domain options; [`TspError::CostMismatch`] when a candidate
+/// cost differs from the oracle's; [`TspError::NegativeCost`] when the oracle prices a candidate edge
+/// below 0.
+pub fn solve_path(
+    cands: &CandidateLists,
+    oracle: &impl CostOracle,
+    opts: &SolverOptions,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<PathSolution, TspError> {
+    opts.validate()?;
+    check_costs(cands, oracle)?;
+    let mut solver = Solver {
+        cands,
+        oracle,
+        opts,
+        progress,
+        start: Instant::now(),
+        stats: SolveStats::default(),
+    };
+    let order = solver.run();
+    let cost = path_cost(&order, oracle);
+    Ok(PathSolution {
+        order,
+        cost,
+        lower_bound: lower_bound(cands, oracle),
+        stats: solver.stats,
+    })
+}
+
+/// Every candidate cost must equal the oracle's (the solver mixes both).
+fn check_costs(cands: &CandidateLists, oracle: &impl CostOracle) -> Result<(), TspError> {
+    for a in 0..cands.len() {
+        for (b, listed) in cands.entries(a) {
+            let b = b as usize;
+            let cost = oracle.cost(a, b);
+            if cost != listed {
+                return Err(TspError::CostMismatch {
+                    a,
+                    b,
+                    listed,
+                    oracle: cost,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+struct Solver<'a, 'p> {
+    cands: &'a CandidateLists,
+    oracle: &'a dyn CostOracle,
+    opts: &'a SolverOptions,
+    progress: &'p mut dyn FnMut(&Progress),
+    start: Instant,
+    stats: SolveStats,
+}
+
+impl Solver<'_, '_> {
+    fn report(&mut self, phase: Phase, cost: i64, kicks: u64, fraction: f64) {
+        (self.progress)(&Progress {
+            phase,
+            elapsed: self.start.elapsed(),
+            cost,
+            kicks,
+            fraction,
+        });
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        self.opts.time_limit.map(|t| self.start + t)
+    }
+
+    fn run(&mut self) -> Vec<usize> {
+        let n = self.cands.len();
+        let t = Instant::now();
+        let mut order = initial_path(self.opts.construction, self.cands, self.oracle);
+        self.stats.construction_s = t.elapsed().as_secs_f64();
+        self.stats.initial_cost = path_cost(&order, self.oracle);
+        self.report(Phase::Construction, self.stats.initial_cost, 0, 0.0);
+        if n >= 3 {
+            order.push(n); // the dummy node closes the path into a tour
+            let neighbours = Neighbours::with_dummy(self.cands);
+            let ctx = Context {
+                costs: PathCosts::new(self.oracle, n),
+                neighbours: &neighbours,
+            };
+            let two_level = match self.opts.tour {
+                TourKind::Auto => order.len() >= TWO_LEVEL_MIN_NODES,
+                TourKind::Array => false,
+                TourKind::TwoLevel => true,
+            };
+            let (tracked, tour_order) = if two_level {
+                self.improve_with::<TwoLevelTour>(&ctx, &order)
+            } else {
+                self.improve_with::<ArrayTour>(&ctx, &order)
+            };
+            order = tour_order;
+            debug_assert_eq!(
+                tracked,
+                path_cost(&order, self.oracle),
+                "tracked cost drifted"
+            );
+        } else {
+            self.stats.after_local_search_cost = self.stats.initial_cost;
+            self.stats.after_two_opt_cost = self.stats.initial_cost;
+            self.stats.reached_local_optimum = true;
+        }
+        let cost = path_cost(&order, self.oracle);
+        self.report(Phase::Done, cost, self.stats.kicks, 1.0);
+        order
+    }
+
+    /// Builds a `T` tour from `order` (ending with the dummy node), improves it and returns the tracked
+    /// cost with the resulting path.
+    fn improve_with<T: Tour>(&mut self, ctx: &Context<'_>, order: &[usize]) -> (i64, Vec<usize>) {
+        let mut tour = Journal::new(T::from_order(order));
+        let tracked = match &self.opts.local_search {
+            LocalSearch::TwoOptOrOpt => self.improve(ctx, &mut tour, &mut Both(TwoOpt, OrOpt)),
+            LocalSearch::LinKernighan { depth, breadth } => {
+                let mut lk = Both(LinKernighan::new(*depth, breadth.clone()), OrOpt);
+                self.improve(ctx, &mut tour, &mut lk)
+            }
+        };
+        let mut path = tour.order_from(ctx.costs.dummy());
+        path.remove(0);
+        (tracked, path)
+    }
+
+    /// Local search (2-opt + Or-opt first, then `improver`), then the chained kicks with `improver`.
+    /// Returns the tracked path cost.
+    fn improve<T: Tour, I: Improver>(
+        &mut self,
+        ctx: &Context<'_>,
+        tour: &mut Journal<T>,
+        improver: &mut I,
+    ) -> i64 {
+        let deadline = self.deadline();
+        let mut cost = self.stats.initial_cost;
+        self.report(Phase::LocalSearch, cost, 0, 0.0);
+        let t = Instant::now();
+        let mut queue = ActiveQueue::new(tour.len());
+        let mut done = true;
+        let passes = match self.opts.local_search {
+            LocalSearch::TwoOptOrOpt => 1,
+            LocalSearch::LinKernighan { .. } => 2,
+        };
+        for pass in 0..passes {
+            for v in tour.order_from(ctx.costs.dummy()) {
+                queue.push(v);
+            }
+            let (gain, finished) = if pass == 0 {
+                descend(&mut Both(TwoOpt, OrOpt), ctx, tour, &mut queue, deadline)
+            } else {
+                descend(improver, ctx, tour, &mut queue, deadline)
+            };
+            cost -= gain;
+            done &= finished;
+            if pass == 0 {
+                self.stats.two_opt_s = t.elapsed().as_secs_f64();
+                self.stats.after_two_opt_cost = cost;
+            }
+            if !finished {
+                break;
+            }
+        }
+        tour.commit();
+        self.stats.local_search_s = t.elapsed().as_secs_f64();
+        self.stats.after_local_search_cost = cost;
+        self.stats.reached_local_optimum = done;
+        self.report(Phase::LocalSearch, cost, 0, 1.0);
+        if self.opts.chained && done && tour.len() >= 5 {
+            let t = Instant::now();
+            cost = self.kicks(ctx, tour, improver, &mut queue, cost);
+            self.stats.kicks_s = t.elapsed().as_secs_f64();
+        }
+        cost
+    }
+
+    /// Chained local search: kick, repair, keep when no worse, else roll back.
+    fn kicks<T: Tour, I: Improver>(
+        &mut self,
+        ctx: &Context<'_>,
+        tour: &mut Journal<T>,
+        improver: &mut I,
+        queue: &mut ActiveQueue,
+        mut cost: i64,
+    ) -> i64 {
+        let n = self.cands.len() as u64;
+        let opts = self.opts;
+        let unlimited =
+            opts.time_limit.is_none() && opts.max_kicks.is_none() && opts.max_stall_kicks.is_none();
+        let max_kicks = if unlimited { Some(n) } else { opts.max_kicks };
+        let deadline = self.deadline();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(opts.seed);
+        let mut stall = 0u64;
+        let mut last_report = Instant::now();
+        self.report(Phase::Kicks, cost, 0, 0.0);
+        loop {
+            let kicks = self.stats.kicks;
+            let fraction = [
+                max_kicks.map(|m| kicks as f64 / m.max(1) as f64),
+                opts.max_stall_kicks.map(|m| stall as f64 / m.max(1) as f64),
+                opts.time_limit
+                    .map(|t| self.start.elapsed().as_secs_f64() / t.as_secs_f64().max(1e-9)),
+            ]
+            .into_iter()
+            .flatten()
+            .fold(0.0, f64::max);
+            if fraction >= 1.0 || deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
+            if last_report.elapsed() >= Duration::from_millis(100) {
+                last_report = Instant::now();
+                self.report(Phase::Kicks, cost, kicks, fraction);
+            }
+            let kick = Kick::random(tour, opts.kick_span, &mut rng);
+            let before = cost;
+            cost += kick.delta(|a, b| ctx.costs.cost(a, b));
+            kick.apply(tour);
+            for v in kick.nodes {
+                queue.push(v);
+            }
+            let (gain, finished) = descend(improver, ctx, tour, queue, deadline);
+            cost -= gain;
+            self.stats.kicks += 1;
+            if !finished || cost > before {
+                queue.clear();
+                tour.rollback();
+                cost = before;
+                stall += 1;
+            } else {
+                if cost < before {
+                    self.stats.improving_kicks += 1;
+                    stall = 0;
+                } else {
+                    stall += 1;
+                }
+                tour.commit();
+            }
+        }
+        cost
+    }
+}

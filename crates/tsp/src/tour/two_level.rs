@@ -1,0 +1,423 @@
+//! Two-level doubly-linked list tour: about `√n` segments with a reversal bit each; flips reverse whole
+//! segments or a stretch inside one segment.
+//!
+//! Cost: `next`/`prev`/`between` O(1); `flip` O(√n): at most two splits (each moves the smaller part of a
+//! segment, O(segment size), into its neighbour), then either an in-segment reversal (O(segment size)) or
+//! the reversal of a run of segments (O(number of segments)). When a segment grows beyond
+//! `MAX_GROWTH × group` nodes the list is rebuilt (O(n), rare). Source: Fredman, Johnson, McGeoch &
+//! Ostheimer, "Data structures for traveling salesmen" (1995), section 3; LKH's `Flip_SL`. Caller:
+//! [`crate::solve_path`] for large instances.
+
+use super::Tour;
+
+/// A segment may grow to this many times the group size before the list is rebuilt.
+const MAX_GROWTH: usize = 4;
+
+/// Two-level doubly-linked list.
+///
+/// # Invariants
+/// Within segment `s`, nodes are linked by `node_next`/`node_prev` from `first[s]` to `last[s]` with
+/// consecutive `seq` numbers (the internal orientation); the tour reads a segment internally forward when
+/// `!reversed[s]`, backward otherwise. Segments form a cycle through `seg_next`/`seg_prev` with `rank`
+/// increasing along it (one wrap). Every segment is non-empty and there are at least two when `n >= 2`.
+#[derive(Debug, Clone)]
+pub struct TwoLevelTour {
+    node_next: Vec<u32>,
+    node_prev: Vec<u32>,
+    seq: Vec<i64>,
+    seg: Vec<u32>,
+    first: Vec<u32>,
+    last: Vec<u32>,
+    reversed: Vec<bool>,
+    seg_next: Vec<u32>,
+    seg_prev: Vec<u32>,
+    rank: Vec<u32>,
+    size: Vec<usize>,
+    group: usize,
+    /// Scratch for moved or reversed runs.
+    buf: Vec<u32>,
+    /// Scratch for segment runs.
+    seg_buf: Vec<u32>,
+}
+
+impl TwoLevelTour {
+    fn rebuild(&mut self, order: &[usize]) {
+        let n = order.len();
+        let group = ((n as f64).sqrt() as usize).max(1);
+        let segments = n.div_ceil(group).max(1);
+        self.group = group;
+        self.node_next.resize(n, 0);
+        self.node_prev.resize(n, 0);
+        self.seq.resize(n, 0);
+        self.seg.resize(n, 0);
+        for v in [
+            &mut self.first,
+            &mut self.last,
+            &mut self.seg_next,
+            &mut self.seg_prev,
+            &mut self.rank,
+        ] {
+            v.clear();
+            v.resize(segments, 0);
+        }
+        self.reversed.clear();
+        self.reversed.resize(segments, false);
+        self.size.clear();
+        self.size.resize(segments, 0);
+        for (i, &v) in order.iter().enumerate() {
+            let s = i / group;
+            self.seg[v] = s as u32;
+            self.seq[v] = (i % group) as i64;
+            if i % group == 0 {
+                self.first[s] = v as u32;
+            } else {
+                let u = order[i - 1];
+                self.node_next[u] = v as u32;
+                self.node_prev[v] = u as u32;
+            }
+            self.last[s] = v as u32;
+            self.size[s] += 1;
+        }
+        for s in 0..segments {
+            self.seg_next[s] = ((s + 1) % segments) as u32;
+            self.seg_prev[s] = ((s + segments - 1) % segments) as u32;
+            self.rank[s] = s as u32;
+        }
+    }
+
+    #[inline]
+    fn segment(&self, v: usize) -> usize {
+        self.seg[v] as usize
+    }
+
+    /// The first node of segment `s` in tour order.
+    #[inline]
+    fn head(&self, s: usize) -> usize {
+        (if self.reversed[s] {
+            self.last[s]
+        } else {
+            self.first[s]
+        }) as usize
+    }
+
+    /// The last node of segment `s` in tour order.
+    #[inline]
+    fn tail(&self, s: usize) -> usize {
+        (if self.reversed[s] {
+            self.first[s]
+        } else {
+            self.last[s]
+        }) as usize
+    }
+
+    /// Position of `v` within its segment in tour order (increasing along the tour).
+    #[inline]
+    fn local_pos(&self, v: usize) -> i64 {
+        if self.reversed[self.segment(v)] {
+            -self.seq[v]
+        } else {
+            self.seq[v]
+        }
+    }
+
+    /// True when the walk `b..=c` stays inside one segment.
+    fn within_segment(&self, b: usize, c: usize) -> bool {
+        self.segment(b) == self.segment(c) && self.local_pos(b) <= self.local_pos(c)
+    }
+
+    /// Reverses the walk `b..=c` lying inside one segment: relinks the run and reuses its `seq` numbers.
+    fn reverse_within(&mut self, b: usize, c: usize) {
+        let s = self.segment(b);
+        let (x, y) = if self.reversed[s] { (c, b) } else { (b, c) };
+        self.buf.clear();
+        let mut v = x;
+        loop {
+            self.buf.push(v as u32);
+            if v == y {
+                break;
+            }
+            v = self.node_next[v] as usize;
+        }
+        let before = (x != self.first[s] as usize).then(|| self.node_prev[x]);
+        let after = (y != self.last[s] as usize).then(|| self.node_next[y]);
+        let base = self.seq[x];
+        let run = std::mem::take(&mut self.buf);
+        for (i, &v) in run.iter().rev().enumerate() {
+            let v = v as usize;
+            self.seq[v] = base + i as i64;
+            if i > 0 {
+                let u = run[run.len() - i] as usize;
+                self.node_next[u] = v as u32;
+                self.node_prev[v] = u as u32;
+            }
+        }
+        match before {
+            Some(p) => {
+                self.node_next[p as usize] = y as u32;
+                self.node_prev[y] = p;
+            }
+            None => self.first[s] = y as u32,
+        }
+        match after {
+            Some(q) => {
+                self.node_prev[q as usize] = x as u32;
+                self.node_next[x] = q;
+            }
+            None => self.last[s] = x as u32,
+        }
+        self.buf = run;
+    }
+
+    /// Makes `v` the first node (in tour order) of its segment by moving the smaller part of the segment
+    /// into the neighbouring segment on that side. Returns true when a segment grew too large.
+    fn split_before(&mut self, v: usize) -> bool {
+        let s = self.segment(v);
+        let head = self.head(s);
+        if v == head {
+            return false;
+        }
+        let before = (self.local_pos(v) - self.local_pos(head)) as usize;
+        let after = self.size[s] - before;
+        // Collect the moved part in tour order.
+        self.buf.clear();
+        let (mut u, count) = if before <= after {
+            (head, before)
+        } else {
+            (v, after)
+        };
+        for _ in 0..count {
+            self.buf.push(u as u32);
+            u = self.next(u);
+        }
+        let run = std::mem::take(&mut self.buf);
+        let grown = if before <= after {
+            // The part head..v-1 becomes the tail of the previous segment.
+            let new_head = v;
+            if self.reversed[s] {
+                self.last[s] = new_head as u32;
+            } else {
+                self.first[s] = new_head as u32;
+            }
+            let t = self.seg_prev[s] as usize;
+            for &w in &run {
+                self.append_tail(t, w as usize);
+            }
+            self.size[s] -= count;
+            self.size[t] > MAX_GROWTH * self.group
+        } else {
+            // The part v..tail becomes the head of the next segment.
+            let new_tail = self.prev(v);
+            if self.reversed[s] {
+                self.first[s] = new_tail as u32;
+            } else {
+                self.last[s] = new_tail as u32;
+            }
+            let t = self.seg_next[s] as usize;
+            for &w in run.iter().rev() {
+                self.prepend_head(t, w as usize);
+            }
+            self.size[s] -= count;
+            self.size[t] > MAX_GROWTH * self.group
+        };
+        self.buf = run;
+        grown
+    }
+
+    /// Adds `w` after the last node (in tour order) of segment `t`.
+    fn append_tail(&mut self, t: usize, w: usize) {
+        if self.reversed[t] {
+            self.push_internal_front(t, w);
+        } else {
+            self.push_internal_back(t, w);
+        }
+    }
+
+    /// Adds `w` before the first node (in tour order) of segment `t`.
+    fn prepend_head(&mut self, t: usize, w: usize) {
+        if self.reversed[t] {
+            self.push_internal_back(t, w);
+        } else {
+            self.push_internal_front(t, w);
+        }
+    }
+
+    fn push_internal_back(&mut self, t: usize, w: usize) {
+        let l = self.last[t] as usize;
+        self.node_next[l] = w as u32;
+        self.node_prev[w] = l as u32;
+        self.seq[w] = self.seq[l] + 1;
+        self.seg[w] = t as u32;
+        self.last[t] = w as u32;
+        self.size[t] += 1;
+    }
+
+    fn push_internal_front(&mut self, t: usize, w: usize) {
+        let f = self.first[t] as usize;
+        self.node_prev[f] = w as u32;
+        self.node_next[w] = f as u32;
+        self.seq[w] = self.seq[f] - 1;
+        self.seg[w] = t as u32;
+        self.first[t] = w as u32;
+        self.size[t] += 1;
+    }
+
+    /// Reverses the run of whole segments `sb..=sc` (tour order), which must not be all segments.
+    fn reverse_segments(&mut self, sb: usize, sc: usize) {
+        let (p, q) = (self.seg_prev[sb] as usize, self.seg_next[sc] as usize);
+        self.seg_buf.clear();
+        let mut s = sb;
+        loop {
+            self.seg_buf.push(s as u32);
+            if s == sc {
+                break;
+            }
+            s = self.seg_next[s] as usize;
+        }
+        let run = std::mem::take(&mut self.seg_buf);
+        let ranks: Vec<u32> = run.iter().map(|&s| self.rank[s as usize]).collect();
+        for (&s, &r) in run.iter().rev().zip(&ranks) {
+            let s = s as usize;
+            self.reversed[s] = !self.reversed[s];
+            let (n, pv) = (self.seg_next[s], self.seg_prev[s]);
+            self.seg_next[s] = pv;
+            self.seg_prev[s] = n;
+            self.rank[s] = r;
+        }
+        self.seg_next[p] = sc as u32;
+        self.seg_prev[sc] = p as u32;
+        self.seg_next[sb] = q as u32;
+        self.seg_prev[q] = sb as u32;
+        self.seg_buf = run;
+    }
+
+    /// Reverses the orientation of the whole tour (every `next` becomes `prev`).
+    fn reverse_all(&mut self) {
+        let segments = self.first.len();
+        for s in 0..segments {
+            self.reversed[s] = !self.reversed[s];
+            let (n, p) = (self.seg_next[s], self.seg_prev[s]);
+            self.seg_next[s] = p;
+            self.seg_prev[s] = n;
+            self.rank[s] = (segments - 1) as u32 - self.rank[s];
+        }
+    }
+}
+
+impl Tour for TwoLevelTour {
+    fn from_order(order: &[usize]) -> Self {
+        let mut t = Self {
+            node_next: Vec::new(),
+            node_prev: Vec::new(),
+            seq: Vec::new(),
+            seg: Vec::new(),
+            first: Vec::new(),
+            last: Vec::new(),
+            reversed: Vec::new(),
+            seg_next: Vec::new(),
+            seg_prev: Vec::new(),
+            rank: Vec::new(),
+            size: Vec::new(),
+            group: 1,
+            buf: Vec::new(),
+            seg_buf: Vec::new(),
+        };
+        t.rebuild(order);
+        t
+    }
+
+    fn len(&self) -> usize {
+        self.seg.len()
+    }
+
+    #[inline]
+    fn next(&self, v: usize) -> usize {
+        let s = self.segment(v);
+        if v == self.tail(s) {
+            self.head(self.seg_next[s] as usize)
+        } else if self.reversed[s] {
+            self.node_prev[v] as usize
+        } else {
+            self.node_next[v] as usize
+        }
+    }
+
+    #[inline]
+    fn prev(&self, v: usize) -> usize {
+        let s = self.segment(v);
+        if v == self.head(s) {
+            self.tail(self.seg_prev[s] as usize)
+        } else if self.reversed[s] {
+            self.node_next[v] as usize
+        } else {
+            self.node_prev[v] as usize
+        }
+    }
+
+    fn between(&self, a: usize, b: usize, c: usize) -> bool {
+        let key = |v: usize| (self.rank[self.segment(v)], self.local_pos(v));
+        let (ka, kb, kc) = (key(a), key(b), key(c));
+        if ka <= kc {
+            ka <= kb && kb <= kc
+        } else {
+            kb >= ka || kb <= kc
+        }
+    }
+
+    fn flip(&mut self, a: usize, b: usize, c: usize, d: usize) {
+        debug_assert_eq!(self.next(a), b, "flip: b must follow a");
+        debug_assert_eq!(self.next(c), d, "flip: d must follow c");
+        if b == c || a == c {
+            return;
+        }
+        let mut grown = false;
+        loop {
+            if self.within_segment(b, c) {
+                self.reverse_within(b, c);
+                break;
+            }
+            if self.within_segment(d, a) {
+                // Reversing the complement gives the same cycle read backwards.
+                self.reverse_within(d, a);
+                self.reverse_all();
+                break;
+            }
+            if b != self.head(self.segment(b)) {
+                grown |= self.split_before(b);
+                continue;
+            }
+            if d != self.head(self.segment(d)) {
+                grown |= self.split_before(d);
+                continue;
+            }
+            self.reverse_segments(self.segment(b), self.segment(c));
+            break;
+        }
+        if grown {
+            let order = self.order_from(a);
+            self.rebuild(&order);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_model() {
+        super::super::tests::check_against_model::<TwoLevelTour>();
+    }
+
+    #[test]
+    fn small_tours() {
+        for n in 2..6 {
+            let order: Vec<usize> = (0..n).collect();
+            let mut t = TwoLevelTour::from_order(&order);
+            let (a, c) = (0, n - 1 - usize::from(n > 2));
+            let (b, d) = (t.next(a), t.next(c));
+            t.flip(a, b, c, d);
+            assert_eq!(t.next(a), c);
+            assert_eq!(t.order_from(0).len(), n);
+        }
+    }
+}
