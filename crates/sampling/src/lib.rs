@@ -61,8 +61,11 @@ mod dast;
 mod error;
 mod import;
 mod kernel;
+mod lackey;
 mod perf;
+mod perf_script;
 mod random;
+mod resample;
 mod sample;
 mod sim;
 mod spec;
@@ -71,16 +74,18 @@ mod trace;
 pub use cache::{CacheConfig, CacheHierarchy, Latencies, Pmu};
 pub use dast::{dast, row_interval, DastMode, DastOptions};
 pub use error::{SamplingError, SpecError};
-pub use import::{
-    parse_lackey, parse_lackey_line, parse_perf_script, parse_perf_script_line, read_lackey,
-    read_perf_script, resample, IterationSelect, PerfScriptLine,
-};
+pub use import::IterationSelect;
 pub use kernel::{partition_rows, spmv_per_nonzero, spmv_per_row, Kernel, TracedSpmv};
+pub use lackey::{parse_lackey, parse_lackey_line, read_lackey};
 pub use perf::{
     decode_sample, detect_pmu, monotonic_ns, parse_event_terms, sample_live, FormatField,
     PerfOptions, PmuEvent, PmuKind, RawSample, PERF_RECORD_SAMPLE, SAMPLE_BYTES, SYSFS_PMUS,
 };
+pub use perf_script::{
+    parse_perf_script, parse_perf_script_line, read_perf_script, PerfScriptLine,
+};
 pub use random::{random_sample, sampled_positions};
+pub use resample::resample;
 pub use sample::{Coverage, Sample, UncertaintyInterval};
 pub use sim::{simulate, EventFilter, SimOptions};
 pub use spec::{SamplerSpec, TraceSource, TraceSpec};
@@ -134,7 +139,7 @@ pub fn sample(
             Ok(dast(
                 matrix,
                 &records,
-                &dast_options(&layout, perf.mode, false),
+                &dast_options(&layout, perf.mode, true),
             ))
         }
         SamplerSpec::Trace(trace) => sample_trace(matrix, trace, opts),
@@ -159,6 +164,14 @@ fn sample_trace(
 ) -> Result<Sample, SamplingError> {
     let layout = Layout::read(&trace.layout)?;
     layout.check_matrix(matrix)?;
+    let threads = layout.partition.len() - 1;
+    if matches!(trace.source, TraceSource::Lackey(_)) && threads > 1 {
+        return Err(SamplingError::InvalidOption {
+            name: "lackey",
+            value: format!("a run on {threads} threads"),
+            expected: "a single-threaded run (lackey's trace does not say which thread accessed)",
+        });
+    }
     let mut records = match &trace.source {
         TraceSource::PerfScript(path) => read_perf_script(path, &layout, trace.iteration)?,
         TraceSource::Lackey(path) => read_lackey(path, &layout, trace.iteration)?,

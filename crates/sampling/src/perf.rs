@@ -344,7 +344,9 @@ impl RawSample {
 }
 
 /// Runs the traced kernel on `matrix` with one hardware sampler per thread and returns the layout
-/// and the samples of the sampled iterations.
+/// and the samples of the sampled iterations (all but the first). Each record's `thread` is its
+/// stream, `(iteration - 1) * threads + thread index`, so every stream holds one thread's block
+/// for one iteration from its start.
 ///
 /// # Errors
 /// [`SamplingError::NoSamplingPmu`] without a suitable PMU; [`SamplingError::Perf`] when the
@@ -356,19 +358,20 @@ pub fn sample_live(
 ) -> Result<(Layout, Vec<TraceRecord>), SamplingError> {
     let event = detect_pmu(&opts.sysfs, opts.pmu, opts.ldlat)?;
     let iterations = opts.iterations.max(2);
-    let mut run = TracedSpmv::new(
-        matrix,
-        opts.kernel,
-        opts.threads.unwrap_or(threads),
-        iterations,
-    );
+    let threads = opts.threads.unwrap_or(threads);
+    let mut run = TracedSpmv::new(matrix, opts.kernel, threads, iterations);
     let layout = run.layout();
     run.run_iteration(0);
     let mut records = Vec::new();
     for it in 1..iterations {
         let per_thread = run.run_iteration_with(it, |_, block| sample_block(&event, opts, block));
-        for samples in per_thread {
-            records.extend(samples?.iter().map(|s| s.to_record(&layout)));
+        for (t, samples) in per_thread.into_iter().enumerate() {
+            // One stream per (iteration, thread): DAST never pairs samples of two iterations.
+            let stream = ((it - 1) as usize * threads + t) as u32;
+            records.extend(samples?.iter().map(|s| TraceRecord {
+                thread: stream,
+                ..s.to_record(&layout)
+            }));
         }
     }
     Ok((layout, records))
@@ -390,8 +393,6 @@ fn sample_block(
     builder
         .observe_self()
         .any_cpu()
-        .exclude_kernel(true)
-        .exclude_hv(true)
         .enabled(false)
         .sample_period(opts.period)
         .sample(
@@ -403,8 +404,17 @@ fn sample_block(
                 | SampleFlag::WEIGHT
                 | SampleFlag::DATA_SRC,
         );
-    if event.kind == PmuKind::IntelPebs {
-        builder.precise_ip(SampleSkid::RequestZero);
+    match event.kind {
+        // PEBS: precise samples of user-space loads (perf_event_paranoid 2 allows only those).
+        PmuKind::IntelPebs => {
+            builder
+                .precise_ip(SampleSkid::RequestZero)
+                .exclude_kernel(true)
+                .exclude_hv(true);
+        }
+        // IBS refuses the exclude_* flags on many kernels; kernel addresses simply map to no
+        // array of the layout. It rounds the period down to a multiple of 16 ops.
+        PmuKind::AmdIbs => {}
     }
     builder.attrs_mut().type_ = event.pmu_type;
     let counter = builder.build().map_err(perf("open the sampling event"))?;

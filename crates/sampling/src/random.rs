@@ -1,11 +1,12 @@
 //! Random sampling: keep each nonzero independently with probability `p` (thesis 4.3, SPEC §5).
 //!
-//! Cost `O(s log n + n)` for `s` sampled entries of an `n`-row matrix: the gaps between kept
-//! nonzeros are geometric, so one random draw per *kept* entry skips straight to the next one
-//! (no draw per nonzero); each kept index finds its row by binary search in `row_ptr`, and the
-//! `n + 1` row offsets of the result are the only `O(n)` part. Called by [`crate::sample`].
+//! Cost `O(s + n)` for `s` sampled entries of an `n`-row matrix: the gaps between kept nonzeros
+//! are geometric, so one random draw per *kept* entry skips straight to the next one (no draw per
+//! nonzero); the kept columns are gathered with independent loads, and the rows come from one
+//! forward walk over `row_ptr`, which also writes the `n + 1` row offsets of the result (the only
+//! `O(n)` part) and counts the rows left without a sample. Called by [`crate::sample`].
 
-use crate::{Sample, SamplingError};
+use crate::{Coverage, Sample, SamplingError};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use spmv_reorder_sparse::{CsrMatrix, Value};
@@ -22,16 +23,39 @@ pub fn random_sample<T: Value>(
     seed: u64,
 ) -> Result<Sample, SamplingError> {
     let kept = sampled_positions(matrix.nnz(), p, seed)?;
-    let row_ptr = matrix.row_ptr();
-    let col_idx = matrix.col_idx();
-    let mut entries = Vec::with_capacity(kept.len());
-    let mut row = 0usize;
-    for k in kept {
-        // Positions increase, so the row never decreases: search only from the current row on.
-        row += row_ptr[row + 1..].partition_point(|&end| end <= k);
-        entries.push((row, col_idx[k], 0u32));
+    let (row_ptr, col_idx) = (matrix.row_ptr(), matrix.col_idx());
+    let n = matrix.nrows();
+    // Independent gathers: the out-of-order core overlaps their cache misses.
+    let cols: Vec<u32> = kept.iter().map(|&k| col_idx[k]).collect();
+    // Row offsets: walk the rows forward from sample to sample, filling the offsets of the rows in
+    // between at once; the same walk counts the rows with nonzeros but no sample.
+    let nonempty = |rows: std::ops::Range<usize>| {
+        row_ptr[rows.start..=rows.end]
+            .windows(2)
+            .filter(|w| w[0] != w[1])
+            .count()
+    };
+    let mut out_ptr = Vec::with_capacity(n + 1);
+    let (mut row, mut j, mut unsampled) = (0usize, 0usize, 0usize);
+    while j < kept.len() {
+        let mut r = row;
+        while row_ptr[r + 1] <= kept[j] {
+            r += 1;
+        }
+        unsampled += nonempty(row..r);
+        out_ptr.resize(r + 1, j); // rows row..=r start after the j samples so far
+        let end = row_ptr[r + 1];
+        while j < kept.len() && kept[j] < end {
+            j += 1;
+        }
+        row = r + 1;
     }
-    Ok(Sample::from_sorted_entries(matrix, &entries))
+    unsampled += nonempty(row..n);
+    out_ptr.resize(n + 1, kept.len());
+    let latency = vec![0; cols.len()];
+    let sample = Sample::from_csr_parts(matrix, out_ptr, cols, latency, Some(unsampled));
+    debug_assert_eq!(sample.coverage, Coverage::of(matrix, &sample.pattern));
+    Ok(sample)
 }
 
 /// Increasing positions in `0..len`, each kept with probability `p`, by geometric skip-ahead.

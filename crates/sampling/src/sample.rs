@@ -85,12 +85,24 @@ pub struct Coverage {
 impl Coverage {
     /// The table columns of `pattern` against `matrix`; the trace counters stay 0.
     pub fn of<T: Value>(matrix: &CsrMatrix<T>, pattern: &CsrMatrix<()>) -> Self {
+        let (a, s) = (matrix.row_ptr(), pattern.row_ptr());
+        let rows_without_sample = a
+            .windows(2)
+            .zip(s.windows(2))
+            .filter(|(a, s)| a[0] != a[1] && s[0] == s[1])
+            .count();
+        Coverage::with_rows_without_sample(matrix, pattern, rows_without_sample)
+    }
+
+    /// [`Coverage::of`] with the rows without sample already counted.
+    fn with_rows_without_sample<T: Value>(
+        matrix: &CsrMatrix<T>,
+        pattern: &CsrMatrix<()>,
+        rows_without_sample: usize,
+    ) -> Self {
         let nrows = matrix.nrows();
         let nnz = matrix.nnz();
         let sampled_nnz = pattern.nnz();
-        let rows_without_sample = (0..nrows)
-            .filter(|&i| matrix.row_nnz(i) > 0 && pattern.row_nnz(i) == 0)
-            .count();
         Coverage {
             nrows,
             nnz,
@@ -136,18 +148,35 @@ impl Sample {
         for i in 0..n {
             row_ptr[i + 1] += row_ptr[i];
         }
-        let col_idx: Vec<u32> = entries.iter().map(|e| e.1).collect();
-        let entry_latency: Vec<u32> = entries.iter().map(|e| e.2).collect();
+        let col_idx = entries.iter().map(|e| e.1).collect();
+        let entry_latency = entries.iter().map(|e| e.2).collect();
+        Sample::from_csr_parts(matrix, row_ptr, col_idx, entry_latency, None)
+    }
+
+    /// A sample from the CSR arrays of its pattern (a sorted subset of `matrix`'s entries) and the
+    /// entries' latencies; `rows_without_sample` when the caller already counted them.
+    /// `O(nrows + sample)`.
+    pub(crate) fn from_csr_parts<T: Value>(
+        matrix: &CsrMatrix<T>,
+        row_ptr: Vec<usize>,
+        col_idx: Vec<u32>,
+        entry_latency: Vec<u32>,
+        rows_without_sample: Option<usize>,
+    ) -> Sample {
+        let n = matrix.nrows();
         let mut row_max_latency = vec![None; n];
-        for &(i, _, lat) in entries {
-            if lat > 0 {
-                let m: &mut Option<u32> = &mut row_max_latency[i];
-                *m = Some(m.map_or(lat, |m| m.max(lat)));
+        if entry_latency.iter().any(|&l| l > 0) {
+            for (i, w) in row_ptr.windows(2).enumerate() {
+                let known = entry_latency[w[0]..w[1]].iter().copied().filter(|&l| l > 0);
+                row_max_latency[i] = known.max();
             }
         }
         let nnz = col_idx.len();
         let pattern = CsrMatrix::new_unchecked(n, matrix.ncols(), row_ptr, col_idx, vec![(); nnz]);
-        let coverage = Coverage::of(matrix, &pattern);
+        let coverage = match rows_without_sample {
+            Some(r) => Coverage::with_rows_without_sample(matrix, &pattern, r),
+            None => Coverage::of(matrix, &pattern),
+        };
         Sample {
             pattern,
             entry_latency,

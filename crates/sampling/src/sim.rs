@@ -393,6 +393,39 @@ mod tests {
         assert!(s.coverage.direct_samples > 0 && s.pattern.nnz() > 0);
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// Whatever the matrix, period, threads and kernel, every univocal entry is a nonzero.
+        #[test]
+        fn dast_on_simulated_traces_is_always_precise(
+            n in 1usize..60,
+            entries in proptest::collection::vec((0usize..60, 0usize..60), 0..400),
+            period in 1u64..6,
+            threads in 1usize..9,
+            per_row in proptest::bool::ANY,
+            seed in 0u64..1000,
+        ) {
+            let a = CsrMatrix::from_triplets(
+                n,
+                n,
+                entries.into_iter().map(|(i, j)| (i % n, j % n, 1.0)),
+            )
+            .unwrap();
+            let kernel = if per_row { Kernel::PerRow } else { Kernel::PerNonzero };
+            let opts = SimOptions { threads: Some(threads), kernel, period, seed, ..SimOptions::default() };
+            let (layout, records) = simulate(&a, &opts).unwrap();
+            for partition in [None, Some(layout.partition.clone())] {
+                let s = dast(&a, &records, &DastOptions { kernel, partition, ..DastOptions::default() });
+                proptest::prop_assert_eq!(s.coverage.rejected, 0);
+                for i in 0..n {
+                    for c in s.pattern.row(i).0 {
+                        proptest::prop_assert!(a.row(i).0.binary_search(c).is_ok());
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn rejects_zero_options() {
         let a = banded(10, 1);
