@@ -1,8 +1,8 @@
 //! Greedy edge matching: take candidate edges cheapest first while every node keeps degree ≤ 2 and no
 //! cycle closes; then chain the resulting fragments end to end.
 //!
-//! Cost: O(E log E) for the `E` candidate edges (sort) plus near-linear union-find, then O(F × JOIN_SCAN)
-//! oracle calls to chain `F` fragments. Source: Bentley (1992) "greedy matching"; Johnson & McGeoch
+//! Cost: O(E log E) for the `E` candidate edges (sort) plus near-linear union-find, then O(F × K) oracle
+//! calls to chain `F` fragments (O(F × JOIN_SCAN) where no candidate leads to an unused fragment). Source: Bentley (1992) "greedy matching"; Johnson & McGeoch
 //! (1997) section 2.2 (the best start for 2-opt/LK). Caller: [`super::initial_path`].
 
 use super::{Unused, JOIN_SCAN};
@@ -14,7 +14,7 @@ const NONE: u32 = u32::MAX;
 pub(crate) fn greedy_path(cands: &CandidateLists, oracle: &dyn CostOracle) -> Vec<usize> {
     let links = match_edges(cands);
     let fragments = fragments(&links);
-    chain(&fragments, oracle)
+    chain(&fragments, cands, oracle)
 }
 
 /// Each node's (up to two) fragment neighbours after greedy matching.
@@ -76,30 +76,45 @@ fn fragments(links: &[[u32; 2]]) -> Vec<Vec<usize>> {
     out
 }
 
-/// Concatenates fragments: after each, the one (and orientation) whose end is cheapest by the oracle
-/// among the next `JOIN_SCAN` unused fragments.
-fn chain(fragments: &[Vec<usize>], oracle: &dyn CostOracle) -> Vec<usize> {
-    let mut order = Vec::with_capacity(fragments.iter().map(Vec::len).sum());
+/// Concatenates fragments. After each, the next is the cheapest (by the oracle, either orientation) among
+/// the unused fragments holding a candidate neighbour of the current tail (they are nearby), or, when
+/// there is none, among the next `JOIN_SCAN` unused fragments.
+fn chain(fragments: &[Vec<usize>], cands: &CandidateLists, oracle: &dyn CostOracle) -> Vec<usize> {
+    let mut fragment_of = vec![0u32; cands.len()];
+    for (f, frag) in fragments.iter().enumerate() {
+        for &v in frag {
+            fragment_of[v] = f as u32;
+        }
+    }
+    let mut used = vec![false; fragments.len()];
+    let mut order = Vec::with_capacity(cands.len());
     let mut unused = Unused::new(fragments.len());
     let mut next = (!fragments.is_empty()).then_some((0, false));
     while let Some((f, reversed)) = next {
         unused.remove(f);
+        used[f] = true;
         if reversed {
             order.extend(fragments[f].iter().rev());
         } else {
             order.extend(&fragments[f]);
         }
         let tail = *order.last().expect("fragments are non-empty");
-        next = unused
-            .first(JOIN_SCAN)
-            .flat_map(|g| {
-                let frag = &fragments[g];
-                [
-                    (oracle.cost(tail, frag[0]), g, false),
-                    (oracle.cost(tail, frag[frag.len() - 1]), g, true),
-                ]
-            })
-            .min()
+        let join = |g: usize| {
+            let frag = &fragments[g];
+            [
+                (oracle.cost(tail, frag[0]), g, false),
+                (oracle.cost(tail, frag[frag.len() - 1]), g, true),
+            ]
+        };
+        let nearby = cands
+            .neighbours(tail)
+            .iter()
+            .map(|&u| fragment_of[u as usize] as usize)
+            .filter(|&g| !used[g])
+            .flat_map(join)
+            .min();
+        next = nearby
+            .or_else(|| unused.first(JOIN_SCAN).flat_map(join).min())
             .map(|(_, g, reversed)| (g, reversed));
     }
     order
