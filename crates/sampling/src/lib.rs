@@ -1,11 +1,12 @@
 //! Sampling a sparse matrix for reordering (SPEC §5, thesis 4.3-4.4): a reordering needs only a
 //! few percent of the nonzeros, and memory-access samples of SpMV hand them over almost for free.
 //!
-//! - [`random_sample`]: each nonzero kept with probability `p`, in time proportional to the sample.
+//! - [`random_sample`]: each nonzero kept with probability `p`: one random draw per kept entry
+//!   (geometric skip-ahead), plus one pass over the row offsets.
 //! - [`dast`]: dual-array sampling. From [`TraceRecord`]s (sampled accesses mapped to `X[j]`,
 //!   `Y[i]`, `col_idx[k]`, ... through a [`Layout`]) it finds the univocal entries, the
 //!   [`UncertaintyInterval`]s and the [`Coverage`] of thesis table 4.2, for each traced [`Kernel`].
-//! - Trace sources: the cache/PMU [`simulate`]or (any machine), live PEBS/IBS sampling
+//! - Trace sources: the cache and PMU simulator [`simulate`] (any machine), live PEBS/IBS sampling
 //!   ([`sample_live`]), and recorded traces from `perf script` ([`read_perf_script`]) or valgrind
 //!   lackey ([`read_lackey`]) of the [`TracedSpmv`] kernels that `spmv-reorder trace-kernel` runs.
 //! - [`sample`]: one entry point for a [`SamplerSpec`] (`random:0.02`, `dast-sim:period=10`, ...),
@@ -51,6 +52,13 @@
 //!   threshold would sample nothing. `threshold=5` gives L1-miss sampling.
 //! - **Traces are cut per iteration** (markers for lackey, `CLOCK_MONOTONIC` windows for perf):
 //!   kernel A's rule cannot tell two samples of one row in consecutive iterations apart.
+//! - **Kernel A is the default**: it touches `y[i]` per nonzero, so `Y` samples are plentiful and
+//!   an `X` sample is univocal when one `Y[i]` sample precedes and one follows it within the row.
+//!   Kernel B (the usual register-accumulating loop) has one `y` store per row: a univocal entry
+//!   needs the stores of two consecutive rows both sampled, so its coverage under sampling is far
+//!   lower (a full trace still locates every nonzero).
+//! - **Lackey traces must come from one thread**: lackey's output does not say which thread made
+//!   an access, and interleaved threads would break the time order the rules rely on.
 //! - **Unsafe code** is denied everywhere but one `clock_gettime` call in `perf.rs`; the
 //!   `perf-event2` crate wraps `perf_event_open` and the ring buffer safely.
 #![deny(unsafe_code)]
