@@ -51,9 +51,10 @@ pub struct ReorderArgs {
     /// Draw the sparsity patterns before and after as PNG: `--spy before.png,after.png`.
     #[arg(long, value_name = "BEFORE,AFTER", value_parser = parse_spy)]
     spy: Option<(PathBuf, PathBuf)>,
-    /// Time budget of the TSP solve, in seconds (per side).
-    #[arg(long, value_name = "SECONDS")]
-    time_limit: Option<f64>,
+    /// Time budget of the TSP solve, in seconds (per side). Chained Lin-Kernighan makes one kick
+    /// per window unless this budget stops it first.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    time_limit: f64,
     /// Seed of every random choice.
     #[arg(long, default_value_t = 0)]
     seed: u64,

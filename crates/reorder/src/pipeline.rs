@@ -341,6 +341,7 @@ impl Reorderer {
             bounded_columns: graph.bounded_columns(),
             tsp: Some(TspReport::from_solution(
                 &solution,
+                graph.path_lower_bound(),
                 graph.windowed_distance(Parallelism::Rayon),
             )),
         };
@@ -349,7 +350,7 @@ impl Reorderer {
 }
 
 /// `(cost - bound) / bound` as the solver defines it; `None` where the bound is 0 but the cost not.
-fn path_gap(cost: i64, bound: i64) -> Option<f64> {
+pub(crate) fn path_gap(cost: i64, bound: i64) -> Option<f64> {
     if cost <= bound {
         Some(0.0)
     } else if bound <= 0 {
@@ -588,6 +589,9 @@ mod tests {
             prop_assert_eq!(&bqx, &r.rows.apply(&ax));
             prop_assert_eq!(r.unpermute_output(&bqx), ax);
             prop_assert_eq!(r.report.d_after, total_distance(&b, Parallelism::Sequential));
+            if let (Some(cost), Some(bound)) = (r.report.tsp_cost, r.report.tsp_lower_bound) {
+                prop_assert!(bound <= cost, "bound {} above cost {}", bound, cost);
+            }
         }
     }
 }

@@ -112,11 +112,15 @@ pub struct TspReport {
 }
 
 impl TspReport {
-    pub(crate) fn from_solution(s: &PathSolution, identity_cost: u64) -> Self {
+    /// The report of `s`, with the window graph's path lower bound: the solver's own bound assumes
+    /// each candidate list holds its node's cheapest edges, which overlap-ranked, truncated lists do
+    /// not promise; the graph's bound also covers the pairs outside the lists.
+    pub(crate) fn from_solution(s: &PathSolution, lower_bound: u64, identity_cost: u64) -> Self {
+        let lower_bound = lower_bound as i64;
         TspReport {
             cost: s.cost,
-            lower_bound: s.lower_bound,
-            gap: s.gap(),
+            lower_bound,
+            gap: crate::pipeline::path_gap(s.cost, lower_bound).unwrap_or(f64::INFINITY),
             identity_cost,
             initial_cost: s.stats.initial_cost,
             after_local_search_cost: s.stats.after_local_search_cost,
