@@ -175,13 +175,11 @@ fn reorderer(args: &ReorderArgs) -> anyhow::Result<Reorderer> {
     if args.threads == Some(0) {
         bail!("--threads must be at least 1");
     }
-    let time_limit = match args.time_limit {
-        Some(s) if !(s.is_finite() && s > 0.0) => {
-            bail!("--time-limit must be a positive number of seconds, got {s}")
-        }
-        Some(s) => Some(Duration::from_secs_f64(s)),
-        None => None,
-    };
+    let seconds = args.time_limit;
+    if !(seconds.is_finite() && seconds > 0.0) {
+        bail!("--time-limit must be a positive number of seconds, got {seconds}");
+    }
+    let time_limit = Some(Duration::from_secs_f64(seconds));
     Ok(Reorderer::new()
         .method(args.method)
         .sampler(args.sampler.clone())
