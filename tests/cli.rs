@@ -128,3 +128,136 @@ fn failed_write_leaves_no_file() {
         "no temporary file left behind"
     );
 }
+
+#[test]
+fn main_job_writes_a_faithful_reordered_file() {
+    use spmv_reorder::mtx::{read_path, read_permutation, ReadOptions, Symmetry};
+    let dir = temp_dir();
+    let input = matrix("bcsstk05.mtx.gz");
+    let out = dir.path().join("out.mtx");
+    let perm = dir.path().join("perm.txt");
+    let report = dir.path().join("report.json");
+    let (ok, stdout, err) = run(
+        &[
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--perm-out",
+            perm.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+            "--time-limit",
+            "2",
+            "--threads",
+            "2",
+        ],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    assert!(
+        stdout.contains("locality") && stdout.contains("D "),
+        "{stdout}"
+    );
+    let original = read_path(&input, &ReadOptions::default()).unwrap();
+    let written = read_path(&out, &ReadOptions::default()).unwrap();
+    assert_eq!(
+        written.header.symmetry,
+        Symmetry::Symmetric,
+        "symmetric storage is kept"
+    );
+    let p = read_permutation(&perm).unwrap();
+    assert_eq!(
+        written.matrix,
+        original.matrix.permute(&p, &p).unwrap(),
+        "values survive exactly"
+    );
+    let v = json(&std::fs::read_to_string(&report).unwrap());
+    for key in [
+        "method",
+        "sampler",
+        "windows",
+        "reorder_seconds",
+        "D_before",
+        "D_after",
+        "D_w_before",
+        "D_w_after",
+        "tsp_cost",
+        "tsp_lower_bound",
+        "tsp_gap",
+    ] {
+        assert!(!v[key].is_null(), "report key {key} missing: {v}");
+    }
+    assert!(v["D_after"].as_u64() < v["D_before"].as_u64());
+    assert!(v["tsp_lower_bound"].as_i64() <= v["tsp_cost"].as_i64());
+}
+
+#[test]
+fn main_job_never_overwrites_its_input_and_fails_cleanly() {
+    let dir = temp_dir();
+    let input = dir.path().join("in.mtx");
+    std::fs::copy(matrix("west0381.mtx.gz"), &input).unwrap();
+    let before = std::fs::read(&input).unwrap();
+    let (ok, _, err) = run(&["in.mtx", "-o", "./in.mtx"], dir.path());
+    assert!(!ok && err.contains("refusing to overwrite"), "{err}");
+    assert_eq!(std::fs::read(&input).unwrap(), before);
+    for (args, needle) in [
+        (
+            vec!["in.mtx", "-o", "o.mtx", "--window", "latency"],
+            "latency windows need",
+        ),
+        (
+            vec!["in.mtx", "-o", "o.mtx", "--sampler", "random:7"],
+            "random",
+        ),
+        (vec!["in.mtx", "-o", "o.mtx", "--method", "metis"], "metis"),
+        (vec!["in.mtx", "-o", "o.mtx", "--threads", "0"], "threads"),
+        (
+            vec!["in.mtx", "-o", "o.mtx", "--sampler", "dast-perf"],
+            "dast-sim",
+        ),
+    ] {
+        let (ok, _, err) = run(&args, dir.path());
+        assert!(!ok, "{args:?} should fail");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(
+            !dir.path().join("o.mtx").exists(),
+            "{args:?} left an output"
+        );
+    }
+}
+
+#[test]
+fn main_job_peers_and_independent_permutations() {
+    use spmv_reorder::mtx::{read_path, read_permutation, ReadOptions};
+    let dir = temp_dir();
+    let input = matrix("west0381.mtx.gz");
+    for method in ["rcm", "gorder", "degree", "identity", "random"] {
+        let (ok, _, err) = run(
+            &[input.to_str().unwrap(), "--method", method, "-q"],
+            dir.path(),
+        );
+        assert!(ok, "{method}: {err}");
+    }
+    let (ok, _, err) = run(
+        &[
+            input.to_str().unwrap(),
+            "-o",
+            "b.mtx.gz",
+            "--permute",
+            "both",
+            "--perm-out",
+            "p.txt",
+            "--time-limit",
+            "1",
+            "-q",
+        ],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    let rows = read_permutation(&dir.path().join("p.txt")).unwrap();
+    let cols = read_permutation(&dir.path().join("p.txt.cols")).unwrap();
+    let a = read_path(&input, &ReadOptions::default()).unwrap();
+    let b = read_path(&dir.path().join("b.mtx.gz"), &ReadOptions::default()).unwrap();
+    assert_eq!(b.matrix, a.matrix.permute(&rows, &cols).unwrap());
+}
