@@ -72,37 +72,60 @@ impl Accumulator for DenseAccumulator {
 ///
 /// # Invariants
 /// Every slot not listed in `used` is [`Self::EMPTY`]; a used slot packs `window << 32 | count`.
-/// The table has a power-of-two size `mask + 1` at least twice the number of adds since the last
-/// reset.
-#[derive(Debug, Clone, Default)]
+/// Only the first `mask + 1` slots (a power of two, at least twice the number of adds since the
+/// last reset) are in use, so a small window's table stays in L1.
+#[derive(Debug, Clone)]
 pub(crate) struct HashAccumulator {
-    slots: Vec<u64>,
-    lens: Vec<u32>,
+    slots: Box<[u64; Self::CAPACITY]>,
+    lens: Box<[u32; Self::CAPACITY]>,
     mask: usize,
     used: Vec<u32>,
+}
+
+impl Default for HashAccumulator {
+    fn default() -> Self {
+        Self {
+            slots: vec![Self::EMPTY; Self::CAPACITY]
+                .into_boxed_slice()
+                .try_into()
+                .expect("length is CAPACITY"),
+            lens: vec![0; Self::CAPACITY]
+                .into_boxed_slice()
+                .try_into()
+                .expect("length is CAPACITY"),
+            mask: 15,
+            used: Vec::new(),
+        }
+    }
 }
 
 impl HashAccumulator {
     /// No window (its key part, `u32::MAX`, is never a window index).
     const EMPTY: u64 = u64::MAX;
+    /// Slots allocated: enough for [`HASH_MAX_WORK`] adds at load 1/2. Indices are reduced
+    /// modulo this constant too, which lets the compiler drop the bounds checks.
+    const CAPACITY: usize = 2 * HASH_MAX_WORK;
 
     /// Prepares for at most `adds` calls to `add` before the next drain. Must follow a drain.
+    ///
+    /// # Panics
+    /// If `adds > HASH_MAX_WORK` (a caller bug: such windows use the dense accumulator).
     pub(crate) fn reset(&mut self, adds: usize) {
         debug_assert!(self.used.is_empty());
-        let size = (2 * adds).next_power_of_two().max(16);
-        if self.slots.len() < size {
-            self.slots.resize(size, Self::EMPTY);
-            self.lens.resize(size, 0);
-        }
-        self.mask = size - 1;
+        assert!(
+            adds <= HASH_MAX_WORK,
+            "hash accumulator sized for at most HASH_MAX_WORK adds"
+        );
+        self.mask = (2 * adds).next_power_of_two().max(16) - 1;
     }
 }
 
 impl Accumulator for HashAccumulator {
     #[inline]
     fn add(&mut self, window: u32, len: u32) {
+        let mask = self.mask & (Self::CAPACITY - 1);
         // Fibonacci hashing: the high bits of the product are well mixed.
-        let mut slot = (window.wrapping_mul(0x9E37_79B9) >> 7) as usize & self.mask;
+        let mut slot = (window.wrapping_mul(0x9E37_79B9) >> 7) as usize & mask;
         loop {
             let packed = self.slots[slot];
             if packed >> 32 == window as u64 {
@@ -115,14 +138,14 @@ impl Accumulator for HashAccumulator {
                 self.used.push(slot as u32);
                 return;
             }
-            slot = (slot + 1) & self.mask;
+            slot = (slot + 1) & mask;
         }
     }
 
     #[inline]
     fn drain(&mut self, mut report: impl FnMut(u32, u32, u32)) {
         for slot in self.used.drain(..) {
-            let slot = slot as usize;
+            let slot = slot as usize & (Self::CAPACITY - 1);
             let packed = std::mem::replace(&mut self.slots[slot], Self::EMPTY);
             report((packed >> 32) as u32, packed as u32, self.lens[slot]);
         }
