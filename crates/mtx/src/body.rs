@@ -50,6 +50,21 @@ impl<T> Chunk<T> {
     pub(crate) fn len(&self) -> usize {
         self.vals.len()
     }
+
+    /// True when every line of the chunk parsed.
+    pub(crate) fn is_clean(&self) -> bool {
+        self.failure.is_none()
+    }
+
+    /// Line breaks in `bytes`, the chunk's text (counted when parsing stopped early; `bytes` may
+    /// be empty for a clean chunk whose text was released).
+    pub(crate) fn line_breaks(&self, bytes: &[u8]) -> u64 {
+        if self.is_clean() {
+            self.newlines
+        } else {
+            memchr::memchr_iter(b'\n', bytes).count() as u64
+        }
+    }
 }
 
 /// Cuts `body` after line breaks into chunks of at least `target` bytes (the last may be shorter).

@@ -198,7 +198,12 @@ impl BodyReader<'_, '_> {
         if let Some(failure) = self.source.failed.take() {
             // A broken stream comes first: what it decoded cannot be trusted.
             let pre = self.pre;
-            let lines = pre.body_line - 1 + chunks.iter().map(|c| newlines(c)).sum::<u64>();
+            let lines = pre.body_line - 1
+                + chunks
+                    .iter()
+                    .zip(&parsed)
+                    .map(|(bytes, chunk)| chunk.line_breaks(bytes))
+                    .sum::<u64>();
             return Err(self.source.error(failure, lines + newlines(&tail)));
         }
         self.pool
@@ -207,7 +212,8 @@ impl BodyReader<'_, '_> {
 
     /// Reads blocks of whole lines and parses each on the pool while reading the next. Returns
     /// `(index, bytes, parsed)` per block, in any order, and the bytes left after the last whole
-    /// line (not empty only after a read failure).
+    /// line (not empty only after a read failure). The bytes of a block that can no longer matter
+    /// for an error (see [`Recycler`]) come back empty: their memory was reused for later blocks.
     #[allow(clippy::type_complexity)]
     fn parse_blocks<T: MtxValue>(
         &mut self,
@@ -217,6 +223,7 @@ impl BodyReader<'_, '_> {
         let (tx, rx) = std::sync::mpsc::channel();
         let source = &mut *self.source;
         let block = self.block.max(1);
+        let mut recycler = Recycler::new(self.pre);
         let tail = self.pool.in_place_scope(|scope| {
             let mut count = 0;
             loop {
@@ -232,8 +239,10 @@ impl BodyReader<'_, '_> {
                     continue;
                 }
                 if cut > 0 {
-                    let tail = buf.split_off(cut);
-                    let bytes = std::mem::replace(&mut buf, tail);
+                    let mut next = recycler.buffer();
+                    next.extend_from_slice(&buf[cut..]);
+                    buf.truncate(cut);
+                    let bytes = std::mem::replace(&mut buf, next);
                     let tx = tx.clone();
                     let index = count;
                     count += 1;
@@ -246,10 +255,82 @@ impl BodyReader<'_, '_> {
                 if source.eof && (buf.is_empty() || source.failed.is_some()) {
                     return buf;
                 }
+                while let Ok(done) = rx.try_recv() {
+                    recycler.absorb(done);
+                }
             }
         });
         drop(tx);
-        (rx.into_iter().collect(), tail)
+        let mut blocks = recycler.into_blocks();
+        blocks.extend(rx);
+        (blocks, tail)
+    }
+}
+
+/// Reuses the memory of parsed blocks for the next ones, saving the page faults of fresh memory.
+///
+/// The bytes of a block are kept only while they may be needed to locate an error: a block is
+/// released once every block before it is parsed, it has no bad line, and the entries up to its
+/// end do not exceed the size line's count (so the "too many entries" line cannot fall in it).
+/// `array` bodies keep everything (a non-real Hermitian diagonal is located after assembly).
+struct Recycler<T> {
+    enabled: bool,
+    expected: u64,
+    /// Entries of the blocks released so far, all before `next`.
+    entries: u64,
+    /// The first block not yet released.
+    next: usize,
+    /// Parsed blocks by index (`None`: not parsed yet).
+    done: Vec<Option<(Vec<u8>, Chunk<T>)>>,
+    free: Vec<Vec<u8>>,
+}
+
+impl<T> Recycler<T> {
+    fn new(pre: &Preamble) -> Self {
+        Recycler {
+            enabled: pre.header.format == crate::Format::Coordinate,
+            expected: pre.size.entries,
+            entries: 0,
+            next: 0,
+            done: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+
+    /// An empty buffer, reused when one is free.
+    fn buffer(&mut self) -> Vec<u8> {
+        self.free.pop().unwrap_or_default()
+    }
+
+    /// Takes a parsed block; releases the blocks that can no longer matter.
+    fn absorb(&mut self, (index, bytes, chunk): (usize, Vec<u8>, Chunk<T>)) {
+        if self.done.len() <= index {
+            self.done.resize_with(index + 1, || None);
+        }
+        self.done[index] = Some((bytes, chunk));
+        while self.enabled {
+            let Some(Some((bytes, chunk))) = self.done.get_mut(self.next) else {
+                break;
+            };
+            let entries = self.entries + chunk.len() as u64;
+            if !chunk.is_clean() || entries > self.expected {
+                self.enabled = false;
+                break;
+            }
+            let mut released = std::mem::take(bytes);
+            released.clear();
+            self.free.push(released);
+            self.entries = entries;
+            self.next += 1;
+        }
+    }
+
+    fn into_blocks(self) -> Vec<(usize, Vec<u8>, Chunk<T>)> {
+        self.done
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, d)| d.map(|(b, c)| (i, b, c)))
+            .collect()
     }
 }
 
@@ -312,6 +393,28 @@ mod tests {
         let e = read_stream(&gz[..gz.len() / 2], None, &opts).unwrap_err();
         assert_eq!(e.parse_error().unwrap().name(), "gzip");
         assert!(e.line().unwrap() > 10);
+    }
+
+    #[test]
+    fn entry_count_errors_are_located_although_blocks_are_recycled() {
+        let t = text(3000);
+        for (announced, line, kind) in [
+            (2000, 2004, "too_many_entries"),
+            (3001, 3004, "too_few_entries"),
+        ] {
+            let changed = t.replacen("3000 3000 3000", &format!("3000 3000 {announced}"), 1);
+            for threads in [1, 2] {
+                let opts = ReadOptions {
+                    threads: Some(threads),
+                    chunk_bytes: Some(50),
+                };
+                let e = read_stream(changed.as_bytes(), None, &opts).unwrap_err();
+                assert_eq!(
+                    (e.parse_error().unwrap().name(), e.line()),
+                    (kind, Some(line))
+                );
+            }
+        }
     }
 
     #[test]
