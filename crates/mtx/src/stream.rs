@@ -1,6 +1,7 @@
 //! Reading from a stream (file, stdin, any reader): the calling thread reads blocks of whole
 //! lines (gunzipping when the stream starts with the gzip magic bytes `1f 8b`) and hands each to
-//! the pool to parse while it reads the next, so reading overlaps parsing. `O(bytes)`; the blocks
+//! the pool to parse while it reads the next, so reading overlaps parsing. With a pool of one
+//! thread, blocks are parsed on the calling thread between reads: one thread in all. `O(bytes)`; the blocks
 //! are kept until the end so that errors can be located. A corrupt or truncated gzip stream is
 //! reported (with the line decompression reached) before any error in what it decoded, since
 //! that text cannot be trusted. Called by `read` and `read_path`.
@@ -224,6 +225,8 @@ impl BodyReader<'_, '_> {
         let source = &mut *self.source;
         let block = self.block.max(1);
         let mut recycler = Recycler::new(self.pre);
+        // One thread means one: parse each block on this thread, between reads.
+        let sequential = self.pool.threads() == 1;
         let tail = self.pool.in_place_scope(|scope| {
             let mut count = 0;
             loop {
@@ -243,14 +246,19 @@ impl BodyReader<'_, '_> {
                     next.extend_from_slice(&buf[cut..]);
                     buf.truncate(cut);
                     let bytes = std::mem::replace(&mut buf, next);
-                    let tx = tx.clone();
                     let index = count;
                     count += 1;
-                    scope.spawn(move |_| {
+                    if sequential {
                         let parsed = body::parse_chunk::<T>(&bytes, &layout);
-                        // The receiver outlives the scope, so sending cannot fail.
-                        let _ = tx.send((index, bytes, parsed));
-                    });
+                        recycler.absorb((index, bytes, parsed));
+                    } else {
+                        let tx = tx.clone();
+                        scope.spawn(move |_| {
+                            let parsed = body::parse_chunk::<T>(&bytes, &layout);
+                            // The receiver outlives the scope, so sending cannot fail.
+                            let _ = tx.send((index, bytes, parsed));
+                        });
+                    }
                 }
                 if source.eof && (buf.is_empty() || source.failed.is_some()) {
                     return buf;
