@@ -98,7 +98,8 @@ pub use matrix_market::MatrixMarket;
 pub use options::{ReadOptions, WriteOptions};
 pub use output::{write_atomically, write_path};
 pub use permutation::{
-    read_permutation, read_permutation_from, write_permutation, PERMUTATION_DIRECTION,
+    read_permutation, read_permutation_from, read_permutation_of_len, write_permutation,
+    PERMUTATION_DIRECTION,
 };
 pub use read::{read, read_bytes, read_path};
 pub use spmv_reorder_sparse::Field;
