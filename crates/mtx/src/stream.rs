@@ -34,11 +34,13 @@ pub(crate) fn read_stream<R: Read>(
         default_chunk_bytes(guess, pool.threads())
     });
     let (pre, rest) = source.preamble(block)?;
+    let size_hint = size.map(|s| if source.gzip { s.saturating_mul(4) } else { s });
     let mut body = BodyReader {
         source: &mut source,
         pool: &pool,
         pre: &pre,
         block,
+        size_hint,
     };
     let matrix = match pre.header.field {
         Field::Real => body.read::<f64>(rest).map(AnyCsr::Real),
@@ -186,15 +188,24 @@ struct BodyReader<'s, 'a> {
     pre: &'s Preamble,
     /// Bytes per block (blocks end at a line break, so they may be longer).
     block: usize,
+    /// Bytes of the input (decompressed estimate), when known.
+    size_hint: Option<u64>,
 }
 
 impl BodyReader<'_, '_> {
     /// Reads and parses the body, starting with `rest` (the bytes read past the size line).
     fn read<T: MtxValue>(&mut self, rest: Vec<u8>) -> Result<CsrMatrix<T>, MtxError> {
-        let (mut blocks, tail) = self.parse_blocks::<T>(rest);
+        let (mut blocks, shared, tail) = self.parse_blocks::<T>(rest);
         blocks.sort_by_key(|b| b.0);
         let (bytes, parsed): (Vec<Vec<u8>>, Vec<Chunk<T>>) =
             blocks.into_iter().map(|(_, b, c)| (b, c)).unzip();
+        // Sequential: the entries are in one shared chunk and `parsed` holds summaries.
+        // Parallel: each chunk holds its entries; checks use summaries.
+        let (summaries, data) = match shared {
+            Some(shared) => (parsed, vec![shared.seal()]),
+            None => (parsed.iter().map(Chunk::summary).collect(), parsed),
+        };
+        let parsed = summaries;
         let chunks: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
         if let Some(failure) = self.source.failed.take() {
             // A broken stream comes first: what it decoded cannot be trusted.
@@ -208,25 +219,28 @@ impl BodyReader<'_, '_> {
             return Err(self.source.error(failure, lines + newlines(&tail)));
         }
         self.pool
-            .install(|| finish_body(&chunks, &parsed, self.pre))
+            .install(|| finish_body(&chunks, &parsed, data, self.pre))
     }
 
     /// Reads blocks of whole lines and parses each on the pool while reading the next. Returns
-    /// `(index, bytes, parsed)` per block, in any order, and the bytes left after the last whole
-    /// line (not empty only after a read failure). The bytes of a block that can no longer matter
-    /// for an error (see [`Recycler`]) come back empty: their memory was reused for later blocks.
+    /// `(index, bytes, parsed)` per block, in any order; with one thread, the `parsed` are
+    /// summaries and the entries of all blocks are in the shared chunk returned second (saving
+    /// their concatenation). Last, the bytes left after the last whole line (not empty only after
+    /// a read failure). The bytes of a block that can no longer matter for an error (see
+    /// [`Recycler`]) come back empty: their memory was reused for later blocks.
     #[allow(clippy::type_complexity)]
     fn parse_blocks<T: MtxValue>(
         &mut self,
         mut buf: Vec<u8>,
-    ) -> (Vec<(usize, Vec<u8>, Chunk<T>)>, Vec<u8>) {
+    ) -> (Vec<(usize, Vec<u8>, Chunk<T>)>, Option<Chunk<T>>, Vec<u8>) {
         let layout = self.pre.layout();
         let (tx, rx) = std::sync::mpsc::channel();
-        let source = &mut *self.source;
         let block = self.block.max(1);
         let mut recycler = Recycler::new(self.pre);
         // One thread means one: parse each block on this thread, between reads.
         let sequential = self.pool.threads() == 1;
+        let mut shared = sequential.then(|| shared_chunk(self.pre, self.size_hint));
+        let source = &mut *self.source;
         let tail = self.pool.in_place_scope(|scope| {
             let mut count = 0;
             loop {
@@ -248,9 +262,9 @@ impl BodyReader<'_, '_> {
                     let bytes = std::mem::replace(&mut buf, next);
                     let index = count;
                     count += 1;
-                    if sequential {
-                        let parsed = body::parse_chunk::<T>(&bytes, &layout);
-                        recycler.absorb((index, bytes, parsed));
+                    if let Some(shared) = shared.as_mut() {
+                        let summary = body::parse_chunk_into::<T>(&bytes, &layout, shared);
+                        recycler.absorb((index, bytes, summary));
                     } else {
                         let tx = tx.clone();
                         scope.spawn(move |_| {
@@ -271,8 +285,23 @@ impl BodyReader<'_, '_> {
         drop(tx);
         let mut blocks = recycler.into_blocks();
         blocks.extend(rx);
-        (blocks, tail)
+        (blocks, shared, tail)
     }
+}
+
+/// The chunk that collects the entries of every block when parsing on one thread, with room
+/// for the entries the size line announces when that is plausible for the input's size.
+fn shared_chunk<T>(pre: &Preamble, size_hint: Option<u64>) -> Chunk<T> {
+    let mut shared = Chunk::empty();
+    let plausible = size_hint.map_or(1 << 20, |bytes| bytes / 4);
+    let entries = pre.size.entries.min(plausible) as usize;
+    // Only a hint: without the memory, the vectors grow as needed.
+    let _ = shared.vals.try_reserve_exact(entries);
+    if pre.header.format == crate::Format::Coordinate {
+        let _ = shared.rows.try_reserve_exact(entries);
+        let _ = shared.cols.try_reserve_exact(entries);
+    }
+    shared
 }
 
 /// Reuses the memory of parsed blocks for the next ones, saving the page faults of fresh memory.
