@@ -45,14 +45,15 @@ pub(crate) fn try_filled<E: Clone>(
 pub(crate) fn coordinate<T: MtxValue>(
     nrows: usize,
     ncols: usize,
-    chunks: &[Chunk<T>],
+    chunks: Vec<Chunk<T>>,
     symmetry: Symmetry,
 ) -> Result<CsrMatrix<T>, ParseError> {
     let mirror = symmetry.is_triangular().then(|| mirror::<T>(symmetry));
-    let row_ptr = count_rows(nrows, chunks, mirror.is_some())?;
-    if mirror.is_none() && is_row_major(chunks) {
+    let row_ptr = count_rows(nrows, &chunks, mirror.is_some())?;
+    if mirror.is_none() && is_row_major(&chunks) {
         return concatenate(nrows, ncols, row_ptr, chunks);
     }
+    let chunks = &chunks[..];
     let nnz = row_ptr[nrows];
     let mut col_idx = try_filled(nnz, 0u32, "column indices")?;
     let mut values = try_filled(nnz, T::zero(), "values")?;
@@ -83,13 +84,20 @@ fn is_row_major<T: Sync>(chunks: &[Chunk<T>]) -> bool {
             .all(|w| key(w[0], w[0].len() - 1) < key(w[1], 0))
 }
 
-/// The CSR matrix of row-major sorted entries: their columns and values concatenated.
+/// The CSR matrix of row-major sorted entries: their columns and values concatenated (moved,
+/// not copied, when they are in one chunk).
 fn concatenate<T: MtxValue>(
     nrows: usize,
     ncols: usize,
     row_ptr: Vec<usize>,
-    chunks: &[Chunk<T>],
+    mut chunks: Vec<Chunk<T>>,
 ) -> Result<CsrMatrix<T>, ParseError> {
+    if chunks.len() == 1 {
+        let c = chunks.pop().expect("one chunk");
+        return Ok(CsrMatrix::new_unchecked(
+            nrows, ncols, row_ptr, c.cols, c.vals,
+        ));
+    }
     let nnz = row_ptr[nrows];
     let mut col_idx = Vec::new();
     let mut values = Vec::new();
@@ -342,8 +350,7 @@ mod tests {
             .num_threads(threads)
             .build()
             .unwrap();
-        pool.install(|| coordinate(4, 4, &chunks, symmetry))
-            .unwrap()
+        pool.install(|| coordinate(4, 4, chunks, symmetry)).unwrap()
     }
 
     #[test]

@@ -22,7 +22,10 @@ pub(crate) struct Layout {
 }
 
 /// The entries of one chunk, in file order, and where the chunk failed.
-#[derive(Debug, Default)]
+///
+/// A chunk may also be a *summary*: its counts and failure without its entries (the vectors are
+/// empty), when the entries went into a buffer shared by several chunks ([`parse_chunk_into`]).
+#[derive(Debug)]
 pub(crate) struct Chunk<T> {
     /// 0-based rows (coordinate format only).
     pub rows: Vec<u32>,
@@ -30,13 +33,15 @@ pub(crate) struct Chunk<T> {
     pub cols: Vec<u32>,
     /// Values (one per entry line).
     pub vals: Vec<T>,
+    /// Entries parsed (`vals.len()` unless a summary).
+    count: usize,
     /// Line breaks in the chunk.
     newlines: u64,
     /// The first bad line, if any (parsing of the chunk stops there).
     failure: Option<Failure>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Failure {
     /// Line breaks in the chunk before the bad line.
     line: u64,
@@ -46,9 +51,52 @@ struct Failure {
 }
 
 impl<T> Chunk<T> {
+    /// A chunk with no entries.
+    pub(crate) fn empty() -> Self {
+        Chunk {
+            rows: Vec::new(),
+            cols: Vec::new(),
+            vals: Vec::new(),
+            count: 0,
+            newlines: 0,
+            failure: None,
+        }
+    }
+
     /// Entries parsed.
     pub(crate) fn len(&self) -> usize {
-        self.vals.len()
+        self.count
+    }
+
+    /// The chunk without its entries.
+    pub(crate) fn summary(&self) -> Self {
+        Chunk {
+            count: self.count,
+            newlines: self.newlines,
+            failure: self.failure.clone(),
+            ..Chunk::empty()
+        }
+    }
+
+    /// Makes a chunk that received the entries of others ([`parse_chunk_into`]) count them.
+    pub(crate) fn seal(mut self) -> Self {
+        self.count = self.vals.len();
+        self
+    }
+
+    /// True when every line of the chunk parsed.
+    pub(crate) fn is_clean(&self) -> bool {
+        self.failure.is_none()
+    }
+
+    /// Line breaks in `bytes`, the chunk's text (counted when parsing stopped early; `bytes` may
+    /// be empty for a clean chunk whose text was released).
+    pub(crate) fn line_breaks(&self, bytes: &[u8]) -> u64 {
+        if self.is_clean() {
+            self.newlines
+        } else {
+            memchr::memchr_iter(b'\n', bytes).count() as u64
+        }
     }
 }
 
@@ -104,25 +152,38 @@ fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
     })
 }
 
-/// Parses the lines of one chunk; stops at the first bad line.
+/// Parses the lines of one chunk into its own buffers; stops at the first bad line.
 pub(crate) fn parse_chunk<T: MtxValue>(bytes: &[u8], layout: &Layout) -> Chunk<T> {
     let estimate = bytes.len() / 16;
-    let mut chunk = Chunk {
-        rows: Vec::new(),
-        cols: Vec::new(),
-        vals: Vec::with_capacity(estimate),
-        newlines: 0,
-        failure: None,
-    };
+    let mut data = Chunk::empty();
+    data.vals.reserve(estimate);
     if layout.format == Format::Coordinate {
-        chunk.rows.reserve(estimate);
-        chunk.cols.reserve(estimate);
+        data.rows.reserve(estimate);
+        data.cols.reserve(estimate);
     }
+    let summary = parse_chunk_into(bytes, layout, &mut data);
+    Chunk {
+        rows: data.rows,
+        cols: data.cols,
+        vals: data.vals,
+        ..summary
+    }
+}
+
+/// Parses the lines of one chunk, appending its entries to `data` (shared by consecutive
+/// chunks); returns the chunk's summary. Stops at the first bad line.
+pub(crate) fn parse_chunk_into<T: MtxValue>(
+    bytes: &[u8],
+    layout: &Layout,
+    data: &mut Chunk<T>,
+) -> Chunk<T> {
+    let before = data.vals.len();
+    let mut summary = Chunk::empty();
     for line in lines(bytes) {
         let result = match classify(line) {
             LineKind::Blank => Ok(()),
             LineKind::Comment => check_utf8(line).map_err(|kind| (false, kind)),
-            LineKind::Entry => parse_entry(line, layout, &mut chunk).map_err(|kind| {
+            LineKind::Entry => parse_entry(line, layout, data).map_err(|kind| {
                 let kind = if std::str::from_utf8(line).is_err() {
                     ParseError::NotUtf8
                 } else {
@@ -132,19 +193,21 @@ pub(crate) fn parse_chunk<T: MtxValue>(bytes: &[u8], layout: &Layout) -> Chunk<T
             }),
         };
         if let Err((entry_line, kind)) = result {
-            chunk.failure = Some(Failure {
-                line: chunk.newlines,
+            summary.failure = Some(Failure {
+                line: summary.newlines,
                 entry_line,
                 kind,
             });
-            return chunk;
+            summary.count = data.vals.len() - before;
+            return summary;
         }
-        chunk.newlines += 1;
+        summary.newlines += 1;
     }
     if bytes.last() != Some(&b'\n') && !bytes.is_empty() {
-        chunk.newlines -= 1;
+        summary.newlines -= 1;
     }
-    chunk
+    summary.count = data.vals.len() - before;
+    summary
 }
 
 fn check_utf8(line: &[u8]) -> Result<(), ParseError> {

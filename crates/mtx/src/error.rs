@@ -307,6 +307,14 @@ pub enum ParseError {
         /// The decompressor's message.
         message: String,
     },
+    /// A permutation file holds a different number of indices than the dimension it permutes.
+    #[error("expected {expected} indices, found {found}")]
+    WrongLength {
+        /// Indices needed.
+        expected: u64,
+        /// Indices found.
+        found: u64,
+    },
     /// A permutation file lists an index twice.
     #[error("index {index} appears twice (first on line {first_line})")]
     RepeatedIndex {
@@ -345,6 +353,7 @@ impl ParseError {
             ParseError::NotUtf8 => "not_utf8",
             ParseError::Gzip { .. } => "gzip",
             ParseError::RepeatedIndex { .. } => "repeated_index",
+            ParseError::WrongLength { .. } => "wrong_length",
         }
     }
 }

@@ -1,6 +1,6 @@
-//! Getting the bytes of an input: a file, stdin (`-`) or any reader, gunzipped when the bytes start
-//! with the gzip magic number (`1f 8b`). `O(file size)` time and memory: the whole text is kept in
-//! memory so that it can be parsed in parallel.
+//! Getting all the bytes of a small input at once (permutation files): a file, stdin (`-`) or any
+//! reader, gunzipped when the bytes start with the gzip magic number (`1f 8b`). `O(file size)` time
+//! and memory. Matrices are streamed instead (`stream.rs`).
 
 use crate::error::{MtxError, ParseError};
 use flate2::read::MultiGzDecoder;

@@ -46,7 +46,8 @@
 //! - **Read while parsing, in parallel, without locks.** The calling thread reads the input in
 //!   blocks of whole lines (gunzipping when it starts with the gzip magic bytes, whatever its name)
 //!   and hands each block to the rayon pool (`ReadOptions::threads`), which parses it into the
-//!   block's own buffers while the next is read. The CSR matrix is then filled by row ranges, each
+//!   block's own buffers while the next is read (with one thread, blocks are parsed between
+//!   reads on the calling thread; memory of parsed blocks is reused for the next ones). The CSR matrix is then filled by row ranges, each
 //!   thread owning a disjoint region: no locks, no `unsafe`. Each block counts its line breaks, so
 //!   errors carry the exact line whatever the thread count or block size, and the reported error
 //!   is the first in the file, as a sequential reader would report it (except that a broken gzip
@@ -97,7 +98,8 @@ pub use matrix_market::MatrixMarket;
 pub use options::{ReadOptions, WriteOptions};
 pub use output::{write_atomically, write_path};
 pub use permutation::{
-    read_permutation, read_permutation_from, write_permutation, PERMUTATION_DIRECTION,
+    read_permutation, read_permutation_from, read_permutation_of_len, write_permutation,
+    PERMUTATION_DIRECTION,
 };
 pub use read::{read, read_bytes, read_path};
 pub use spmv_reorder_sparse::Field;

@@ -57,7 +57,21 @@ pub fn read_permutation_from<R: Read>(reader: R) -> Result<Permutation, MtxError
     parse_permutation(&crate::input::read_all(reader, 0)?)
 }
 
+/// [`read_permutation`] of a permutation that must have `len` indices (the dimension it will
+/// permute): indices beyond `len` are reported on their line, a wrong count at the end of the file.
+///
+/// # Errors
+/// As [`read_permutation`], plus [`ParseError::WrongLength`].
+pub fn read_permutation_of_len(path: &Path, len: usize) -> Result<Permutation, MtxError> {
+    let bytes = crate::input::read_path(path)?;
+    parse_permutation_of(&bytes, Some(len)).map_err(|e| e.with_path(Some(path.to_path_buf())))
+}
+
 fn parse_permutation(bytes: &[u8]) -> Result<Permutation, MtxError> {
+    parse_permutation_of(bytes, None)
+}
+
+fn parse_permutation_of(bytes: &[u8], len: Option<usize>) -> Result<Permutation, MtxError> {
     let mut indices: Vec<(u64, u64)> = Vec::new();
     for (number, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let line_no = number as u64 + 1;
@@ -94,8 +108,8 @@ fn parse_permutation(bytes: &[u8]) -> Result<Permutation, MtxError> {
         };
         indices.push((index, line_no));
     }
-    let n = indices.len() as u64;
-    let mut first_line = vec![0u64; indices.len()];
+    let n = len.map_or(indices.len() as u64, |l| l as u64);
+    let mut first_line = vec![0u64; n as usize];
     let mut new_to_old = Vec::with_capacity(indices.len());
     for &(index, line) in &indices {
         if index == 0 || index > n {
@@ -121,6 +135,18 @@ fn parse_permutation(bytes: &[u8]) -> Result<Permutation, MtxError> {
         *seen = line;
         new_to_old.push(index as usize - 1);
     }
+    if new_to_old.len() as u64 != n {
+        let lines = memchr::memchr_iter(b'\n', bytes).count() as u64;
+        // The line where the file ends (after the last line break, or the unfinished last line).
+        let end = lines + 1;
+        return Err(MtxError::at(
+            end,
+            ParseError::WrongLength {
+                expected: n,
+                found: new_to_old.len() as u64,
+            },
+        ));
+    }
     Ok(Permutation::from_new_to_old(new_to_old).expect("validated above"))
 }
 
@@ -144,6 +170,24 @@ mod tests {
         assert!(text.starts_with("% line i"));
         assert!(text.ends_with("% seed 7\n3\n1\n4\n2\n"));
         assert_eq!(read_permutation(&path).unwrap(), p);
+    }
+
+    #[test]
+    fn expected_length_is_checked() {
+        let of = |text: &str, len| {
+            parse_permutation_of(text.as_bytes(), Some(len))
+                .map(|p| p.len())
+                .map_err(|e| (e.line().unwrap(), e.parse_error().unwrap().name()))
+        };
+        assert_eq!(of("2\n1\n", 2), Ok(2));
+        assert_eq!(of("2\n1\n", 3), Err((3, "wrong_length")));
+        assert_eq!(of("% c\n2\n1", 3), Err((3, "wrong_length")));
+        assert_eq!(of("2\n1\n3\n", 2), Err((3, "index_out_of_range")));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p");
+        std::fs::write(&path, "1\n").unwrap();
+        let e = read_permutation_of_len(&path, 2).unwrap_err();
+        assert_eq!(e.path(), Some(path.as_path()));
     }
 
     #[test]

@@ -186,16 +186,19 @@ fn read_body<T: MtxValue>(
         .unwrap_or_else(|| default_chunk_bytes(body.len(), rayon::current_num_threads()));
     let chunks = body::split_lines(body, target);
     let parsed = body::parse_chunks::<T>(&chunks, &pre.layout());
-    finish_body(&chunks, &parsed, pre)
+    let summaries: Vec<Chunk<T>> = parsed.iter().map(Chunk::summary).collect();
+    finish_body(&chunks, &summaries, parsed, pre)
 }
 
-/// Checks the parsed chunks (bad lines, entry count) and builds the expanded CSR matrix.
+/// Checks the parsed chunks (bad lines, entry count: `summaries`, one per chunk of text in
+/// `chunks`) and builds the expanded CSR matrix from the entries in `data`.
 ///
 /// # Errors
 /// [`MtxError::Parse`] with the line of the first problem.
 pub(crate) fn finish_body<T: MtxValue>(
     chunks: &[&[u8]],
     parsed: &[Chunk<T>],
+    data: Vec<Chunk<T>>,
     pre: &Preamble,
 ) -> Result<CsrMatrix<T>, MtxError> {
     body::check_entries(chunks, parsed, pre.size.entries, pre.body_line)?;
@@ -203,11 +206,11 @@ pub(crate) fn finish_body<T: MtxValue>(
     let at_size_line = |kind| MtxError::at(pre.size_line, kind);
     match pre.header.format {
         Format::Coordinate => {
-            assemble::coordinate(layout.nrows, layout.ncols, parsed, layout.symmetry)
+            assemble::coordinate(layout.nrows, layout.ncols, data, layout.symmetry)
                 .map_err(at_size_line)
         }
         Format::Array => {
-            let values: Vec<T> = parsed.iter().flat_map(|c| c.vals.iter().copied()).collect();
+            let values: Vec<T> = data.iter().flat_map(|c| c.vals.iter().copied()).collect();
             assemble::array(layout.nrows, layout.ncols, &values, layout.symmetry).map_err(|e| {
                 match e {
                     ArrayError::Parse(kind) => at_size_line(kind),

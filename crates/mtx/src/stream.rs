@@ -1,6 +1,7 @@
 //! Reading from a stream (file, stdin, any reader): the calling thread reads blocks of whole
 //! lines (gunzipping when the stream starts with the gzip magic bytes `1f 8b`) and hands each to
-//! the pool to parse while it reads the next, so reading overlaps parsing. `O(bytes)`; the blocks
+//! the pool to parse while it reads the next, so reading overlaps parsing. With a pool of one
+//! thread, blocks are parsed on the calling thread between reads: one thread in all. `O(bytes)`; the blocks
 //! are kept until the end so that errors can be located. A corrupt or truncated gzip stream is
 //! reported (with the line decompression reached) before any error in what it decoded, since
 //! that text cannot be trusted. Called by `read` and `read_path`.
@@ -33,11 +34,13 @@ pub(crate) fn read_stream<R: Read>(
         default_chunk_bytes(guess, pool.threads())
     });
     let (pre, rest) = source.preamble(block)?;
+    let size_hint = size.map(|s| if source.gzip { s.saturating_mul(4) } else { s });
     let mut body = BodyReader {
         source: &mut source,
         pool: &pool,
         pre: &pre,
         block,
+        size_hint,
     };
     let matrix = match pre.header.field {
         Field::Real => body.read::<f64>(rest).map(AnyCsr::Real),
@@ -185,38 +188,59 @@ struct BodyReader<'s, 'a> {
     pre: &'s Preamble,
     /// Bytes per block (blocks end at a line break, so they may be longer).
     block: usize,
+    /// Bytes of the input (decompressed estimate), when known.
+    size_hint: Option<u64>,
 }
 
 impl BodyReader<'_, '_> {
     /// Reads and parses the body, starting with `rest` (the bytes read past the size line).
     fn read<T: MtxValue>(&mut self, rest: Vec<u8>) -> Result<CsrMatrix<T>, MtxError> {
-        let (mut blocks, tail) = self.parse_blocks::<T>(rest);
+        let (mut blocks, shared, tail) = self.parse_blocks::<T>(rest);
         blocks.sort_by_key(|b| b.0);
         let (bytes, parsed): (Vec<Vec<u8>>, Vec<Chunk<T>>) =
             blocks.into_iter().map(|(_, b, c)| (b, c)).unzip();
+        // Sequential: the entries are in one shared chunk and `parsed` holds summaries.
+        // Parallel: each chunk holds its entries; checks use summaries.
+        let (summaries, data) = match shared {
+            Some(shared) => (parsed, vec![shared.seal()]),
+            None => (parsed.iter().map(Chunk::summary).collect(), parsed),
+        };
+        let parsed = summaries;
         let chunks: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
         if let Some(failure) = self.source.failed.take() {
             // A broken stream comes first: what it decoded cannot be trusted.
             let pre = self.pre;
-            let lines = pre.body_line - 1 + chunks.iter().map(|c| newlines(c)).sum::<u64>();
+            let lines = pre.body_line - 1
+                + chunks
+                    .iter()
+                    .zip(&parsed)
+                    .map(|(bytes, chunk)| chunk.line_breaks(bytes))
+                    .sum::<u64>();
             return Err(self.source.error(failure, lines + newlines(&tail)));
         }
         self.pool
-            .install(|| finish_body(&chunks, &parsed, self.pre))
+            .install(|| finish_body(&chunks, &parsed, data, self.pre))
     }
 
     /// Reads blocks of whole lines and parses each on the pool while reading the next. Returns
-    /// `(index, bytes, parsed)` per block, in any order, and the bytes left after the last whole
-    /// line (not empty only after a read failure).
+    /// `(index, bytes, parsed)` per block, in any order; with one thread, the `parsed` are
+    /// summaries and the entries of all blocks are in the shared chunk returned second (saving
+    /// their concatenation). Last, the bytes left after the last whole line (not empty only after
+    /// a read failure). The bytes of a block that can no longer matter for an error (see
+    /// [`Recycler`]) come back empty: their memory was reused for later blocks.
     #[allow(clippy::type_complexity)]
     fn parse_blocks<T: MtxValue>(
         &mut self,
         mut buf: Vec<u8>,
-    ) -> (Vec<(usize, Vec<u8>, Chunk<T>)>, Vec<u8>) {
+    ) -> (Vec<(usize, Vec<u8>, Chunk<T>)>, Option<Chunk<T>>, Vec<u8>) {
         let layout = self.pre.layout();
         let (tx, rx) = std::sync::mpsc::channel();
-        let source = &mut *self.source;
         let block = self.block.max(1);
+        let mut recycler = Recycler::new(self.pre);
+        // One thread means one: parse each block on this thread, between reads.
+        let sequential = self.pool.threads() == 1;
+        let mut shared = sequential.then(|| shared_chunk(self.pre, self.size_hint));
+        let source = &mut *self.source;
         let tail = self.pool.in_place_scope(|scope| {
             let mut count = 0;
             loop {
@@ -232,24 +256,118 @@ impl BodyReader<'_, '_> {
                     continue;
                 }
                 if cut > 0 {
-                    let tail = buf.split_off(cut);
-                    let bytes = std::mem::replace(&mut buf, tail);
-                    let tx = tx.clone();
+                    let mut next = recycler.buffer();
+                    next.extend_from_slice(&buf[cut..]);
+                    buf.truncate(cut);
+                    let bytes = std::mem::replace(&mut buf, next);
                     let index = count;
                     count += 1;
-                    scope.spawn(move |_| {
-                        let parsed = body::parse_chunk::<T>(&bytes, &layout);
-                        // The receiver outlives the scope, so sending cannot fail.
-                        let _ = tx.send((index, bytes, parsed));
-                    });
+                    if let Some(shared) = shared.as_mut() {
+                        let summary = body::parse_chunk_into::<T>(&bytes, &layout, shared);
+                        recycler.absorb((index, bytes, summary));
+                    } else {
+                        let tx = tx.clone();
+                        scope.spawn(move |_| {
+                            let parsed = body::parse_chunk::<T>(&bytes, &layout);
+                            // The receiver outlives the scope, so sending cannot fail.
+                            let _ = tx.send((index, bytes, parsed));
+                        });
+                    }
                 }
                 if source.eof && (buf.is_empty() || source.failed.is_some()) {
                     return buf;
                 }
+                while let Ok(done) = rx.try_recv() {
+                    recycler.absorb(done);
+                }
             }
         });
         drop(tx);
-        (rx.into_iter().collect(), tail)
+        let mut blocks = recycler.into_blocks();
+        blocks.extend(rx);
+        (blocks, shared, tail)
+    }
+}
+
+/// The chunk that collects the entries of every block when parsing on one thread, with room
+/// for the entries the size line announces when that is plausible for the input's size.
+fn shared_chunk<T>(pre: &Preamble, size_hint: Option<u64>) -> Chunk<T> {
+    let mut shared = Chunk::empty();
+    let plausible = size_hint.map_or(1 << 20, |bytes| bytes / 4);
+    let entries = pre.size.entries.min(plausible) as usize;
+    // Only a hint: without the memory, the vectors grow as needed.
+    let _ = shared.vals.try_reserve_exact(entries);
+    if pre.header.format == crate::Format::Coordinate {
+        let _ = shared.rows.try_reserve_exact(entries);
+        let _ = shared.cols.try_reserve_exact(entries);
+    }
+    shared
+}
+
+/// Reuses the memory of parsed blocks for the next ones, saving the page faults of fresh memory.
+///
+/// The bytes of a block are kept only while they may be needed to locate an error: a block is
+/// released once every block before it is parsed, it has no bad line, and the entries up to its
+/// end do not exceed the size line's count (so the "too many entries" line cannot fall in it).
+/// `array` bodies keep everything (a non-real Hermitian diagonal is located after assembly).
+struct Recycler<T> {
+    enabled: bool,
+    expected: u64,
+    /// Entries of the blocks released so far, all before `next`.
+    entries: u64,
+    /// The first block not yet released.
+    next: usize,
+    /// Parsed blocks by index (`None`: not parsed yet).
+    done: Vec<Option<(Vec<u8>, Chunk<T>)>>,
+    free: Vec<Vec<u8>>,
+}
+
+impl<T> Recycler<T> {
+    fn new(pre: &Preamble) -> Self {
+        Recycler {
+            enabled: pre.header.format == crate::Format::Coordinate,
+            expected: pre.size.entries,
+            entries: 0,
+            next: 0,
+            done: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+
+    /// An empty buffer, reused when one is free.
+    fn buffer(&mut self) -> Vec<u8> {
+        self.free.pop().unwrap_or_default()
+    }
+
+    /// Takes a parsed block; releases the blocks that can no longer matter.
+    fn absorb(&mut self, (index, bytes, chunk): (usize, Vec<u8>, Chunk<T>)) {
+        if self.done.len() <= index {
+            self.done.resize_with(index + 1, || None);
+        }
+        self.done[index] = Some((bytes, chunk));
+        while self.enabled {
+            let Some(Some((bytes, chunk))) = self.done.get_mut(self.next) else {
+                break;
+            };
+            let entries = self.entries + chunk.len() as u64;
+            if !chunk.is_clean() || entries > self.expected {
+                self.enabled = false;
+                break;
+            }
+            let mut released = std::mem::take(bytes);
+            released.clear();
+            self.free.push(released);
+            self.entries = entries;
+            self.next += 1;
+        }
+    }
+
+    fn into_blocks(self) -> Vec<(usize, Vec<u8>, Chunk<T>)> {
+        self.done
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, d)| d.map(|(b, c)| (i, b, c)))
+            .collect()
     }
 }
 
@@ -312,6 +430,28 @@ mod tests {
         let e = read_stream(&gz[..gz.len() / 2], None, &opts).unwrap_err();
         assert_eq!(e.parse_error().unwrap().name(), "gzip");
         assert!(e.line().unwrap() > 10);
+    }
+
+    #[test]
+    fn entry_count_errors_are_located_although_blocks_are_recycled() {
+        let t = text(3000);
+        for (announced, line, kind) in [
+            (2000, 2004, "too_many_entries"),
+            (3001, 3004, "too_few_entries"),
+        ] {
+            let changed = t.replacen("3000 3000 3000", &format!("3000 3000 {announced}"), 1);
+            for threads in [1, 2] {
+                let opts = ReadOptions {
+                    threads: Some(threads),
+                    chunk_bytes: Some(50),
+                };
+                let e = read_stream(changed.as_bytes(), None, &opts).unwrap_err();
+                assert_eq!(
+                    (e.parse_error().unwrap().name(), e.line()),
+                    (kind, Some(line))
+                );
+            }
+        }
     }
 
     #[test]

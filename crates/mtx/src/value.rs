@@ -87,7 +87,7 @@ impl<'a> Tokens<'a> {
     }
 
     /// A 1-based index in `1..=dim`, returned 0-based.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn index(&mut self, axis: &'static str, dim: usize) -> Result<u32, ParseError> {
         self.start()?;
         let rest = &self.line[self.pos..];
@@ -110,7 +110,7 @@ impl<'a> Tokens<'a> {
     }
 
     /// A real number (also `inf`, `nan`, exponents), for a file of `field`.
-    #[inline]
+    #[inline(always)]
     fn real(&mut self, field: Field) -> Result<f64, ParseError> {
         self.start()?;
         match fast_float2::parse_partial::<f64, _>(&self.line[self.pos..]) {
