@@ -450,6 +450,9 @@ fn run_poisson(m: usize, opts: &Opts) {
         &sol,
         t.elapsed().as_secs_f64(),
     );
+    if opts.solver.local_search == LocalSearch::TwoOptOrOpt && !opts.solver.chained {
+        return; // `--ls 2opt --no-chain`: the descent alone
+    }
     let t = Instant::now();
     let sol = solve(&cands, &inst, &opts.solver);
     print_solution(

@@ -450,7 +450,7 @@ impl Solver<'_, '_> {
             }
             let kick = Kick::random(tour, opts.kick_span, &mut rng);
             let before = cost;
-            cost += kick.delta(|a, b| ctx.costs.cost(a, b));
+            cost += kick.delta(|a, b| ctx.cost(a, b));
             kick.apply(tour);
             for v in kick.nodes {
                 queue.push(v);
