@@ -7,7 +7,7 @@
 //! cargo bench --bench tsp -- rows FILE... [opts]        # row-distance instances (scripts/tsp_quality.py)
 //! cargo bench --bench tsp -- tsplib FILE... [opts]      # TSPLIB EUC_2D instances (as paths)
 //! opts: --k K  --kicks N  --time SECONDS  --seed S  --ls 2opt|lk  --no-chain  --tour array|two-level|auto
-//!       --construction greedy|nn|identity  --lk DEPTH:B1,B2,..  --only-chained (poisson)
+//!       --construction greedy|nn|identity  --lk DEPTH:B1,B2,..  --only-chained (poisson)  --kick-span S
 //! ```
 //!
 //! A `rows` file holds the number of rows on its first line, then one line per row with its sorted
@@ -270,6 +270,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
                 };
             }
             "--only-chained" => opts.only_chained = true,
+            "--kick-span" => opts.solver.kick_span = num(value(&mut it, "--kick-span")?)? as usize,
             "--bench" => {}
             file => opts.files.push(file.to_string()),
         }
