@@ -7,7 +7,7 @@
 //! cargo bench --bench tsp -- rows FILE... [opts]        # row-distance instances (scripts/tsp_quality.py)
 //! cargo bench --bench tsp -- tsplib FILE... [opts]      # TSPLIB EUC_2D instances (as paths)
 //! opts: --k K  --kicks N  --time SECONDS  --seed S  --ls 2opt|lk  --no-chain  --tour array|two-level|auto
-//!       --construction greedy|nn|identity  --lk DEPTH:B1,B2,..
+//!       --construction greedy|nn|identity  --lk DEPTH:B1,B2,..  --only-chained (poisson)  --kick-span S
 //! ```
 //!
 //! A `rows` file holds the number of rows on its first line, then one line per row with its sorted
@@ -204,6 +204,8 @@ impl Points {
 /// Command-line options shared by every mode.
 struct Opts {
     k: Option<usize>,
+    /// `poisson`: skip the separate 2-opt + Or-opt run (the chained run reports its 2-opt phase too).
+    only_chained: bool,
     solver: SolverOptions,
     files: Vec<String>,
 }
@@ -211,6 +213,7 @@ struct Opts {
 fn parse(args: &[String]) -> Result<Opts, String> {
     let mut opts = Opts {
         k: None,
+        only_chained: false,
         solver: SolverOptions::default(),
         files: Vec::new(),
     };
@@ -266,6 +269,8 @@ fn parse(args: &[String]) -> Result<Opts, String> {
                         .collect::<Result<_, _>>()?,
                 };
             }
+            "--only-chained" => opts.only_chained = true,
+            "--kick-span" => opts.solver.kick_span = num(value(&mut it, "--kick-span")?)? as usize,
             "--bench" => {}
             file => opts.files.push(file.to_string()),
         }
@@ -442,14 +447,19 @@ fn run_poisson(m: usize, opts: &Opts) {
         time_limit: None,
         ..opts.solver.clone()
     };
-    let t = Instant::now();
-    let sol = solve(&cands, &inst, &two_opt);
-    print_solution(
-        &format!("poisson{m}/2opt+oropt"),
-        n,
-        &sol,
-        t.elapsed().as_secs_f64(),
-    );
+    if !opts.only_chained {
+        let t = Instant::now();
+        let sol = solve(&cands, &inst, &two_opt);
+        print_solution(
+            &format!("poisson{m}/2opt+oropt"),
+            n,
+            &sol,
+            t.elapsed().as_secs_f64(),
+        );
+    }
+    if opts.solver.local_search == LocalSearch::TwoOptOrOpt && !opts.solver.chained {
+        return; // `--ls 2opt --no-chain`: the descent alone
+    }
     let t = Instant::now();
     let sol = solve(&cands, &inst, &opts.solver);
     print_solution(

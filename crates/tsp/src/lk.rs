@@ -94,7 +94,7 @@ impl LinKernighan {
             if self.added.contains(&edge(t4, t3)) {
                 continue;
             }
-            let removed = ctx.costs.cost(t4, t3);
+            let removed = ctx.cost(t4, t3);
             out.push(Step {
                 t3,
                 t4,
@@ -133,7 +133,7 @@ impl LinKernighan {
             self.added.push(edge(end, t3));
             self.removed.push(edge(t4, t3));
             let partial = gain - added + removed;
-            let closed = partial - ctx.costs.cost(t4, t1);
+            let closed = partial - ctx.cost(t4, t1);
             if closed > self.best_gain {
                 self.best_gain = closed;
                 self.best_len = self.flips.len();
@@ -186,7 +186,7 @@ impl Improver for LinKernighan {
             self.best_len = 0;
             self.t1 = t1;
             self.dir = dir;
-            self.extend(ctx, tour, t2, ctx.costs.cost(t1, t2), 0);
+            self.extend(ctx, tour, t2, ctx.cost(t1, t2), 0);
             if self.best_gain > 0 {
                 while self.flips.len() > self.best_len {
                     self.undo_last(tour);

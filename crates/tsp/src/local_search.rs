@@ -23,6 +23,21 @@ pub(crate) struct Context<'a> {
     pub(crate) neighbours: &'a Neighbours,
 }
 
+impl Context<'_> {
+    /// The cost of `{a, b}`: 0 at the dummy, the listed cost when `b` is a candidate of `a` (a scan of
+    /// `K` entries, cheaper than most oracles: tour edges are mostly candidate edges), else the oracle's.
+    #[inline]
+    pub(crate) fn cost(&self, a: usize, b: usize) -> i64 {
+        if a == self.costs.dummy() || b == self.costs.dummy() {
+            return 0;
+        }
+        match self.neighbours.cost_of(a, b) {
+            Some(c) => c,
+            None => self.costs.cost(a, b),
+        }
+    }
+}
+
 /// One kind of improving move searched from a node `t1`.
 pub(crate) trait Improver {
     /// Searches moves touching `t1`; applies the first improving one found and returns its gain (> 0),

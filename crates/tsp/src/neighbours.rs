@@ -36,6 +36,16 @@ impl Neighbours {
         }
     }
 
+    /// The listed cost of `b` in `a`'s list, if listed.
+    #[inline]
+    pub(crate) fn cost_of(&self, a: usize, b: usize) -> Option<i64> {
+        let r = self.offsets[a]..self.offsets[a + 1];
+        self.nodes[r.clone()]
+            .iter()
+            .position(|&u| u as usize == b)
+            .map(|i| self.costs[r.start + i])
+    }
+
     /// `(neighbour, cost)` of tour node `v`, cheapest first.
     #[inline]
     pub(crate) fn of(&self, v: usize) -> impl Iterator<Item = (usize, i64)> + '_ {

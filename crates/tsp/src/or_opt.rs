@@ -22,20 +22,33 @@ struct Segment {
     first: usize,
     last: usize,
     q: usize,
+    /// The segment's nodes (`len` of them), for O(1) membership tests.
+    nodes: [usize; MAX_SEGMENT],
+    len: usize,
 }
 
 impl Segment {
-    fn contains<T: Tour>(&self, tour: &T, v: usize) -> bool {
-        let mut u = self.first;
-        loop {
-            if u == v {
-                return true;
-            }
-            if u == self.last {
-                return false;
-            }
+    fn new<T: Tour>(tour: &T, first: usize, last: usize) -> Self {
+        let mut nodes = [first; MAX_SEGMENT];
+        let mut len = 1;
+        let mut u = first;
+        while u != last && len < MAX_SEGMENT {
             u = tour.next(u);
+            nodes[len] = u;
+            len += 1;
         }
+        Self {
+            p: tour.prev(first),
+            first,
+            last,
+            q: tour.next(last),
+            nodes,
+            len,
+        }
+    }
+
+    fn contains(&self, v: usize) -> bool {
+        self.nodes[..self.len].contains(&v)
     }
 }
 
@@ -63,12 +76,7 @@ impl Improver for OrOpt {
                 if len == 1 && dir == Dir::Backward {
                     continue; // same single-node segment as forward
                 }
-                let seg = Segment {
-                    p: tour.prev(first),
-                    first,
-                    last,
-                    q: tour.next(last),
-                };
+                let seg = Segment::new(tour, first, last);
                 let gain = try_segment(ctx, tour, seg, touched);
                 if gain > 0 {
                     return gain;
@@ -86,7 +94,7 @@ fn try_segment<T: Tour>(
     seg: Segment,
     touched: &mut Vec<usize>,
 ) -> i64 {
-    let c = |a, b| ctx.costs.cost(a, b);
+    let c = |a, b| ctx.cost(a, b);
     let removal = c(seg.p, seg.first) + c(seg.last, seg.q) - c(seg.p, seg.q);
     if removal <= 0 {
         return 0;
@@ -96,11 +104,11 @@ fn try_segment<T: Tour>(
             if dex >= removal {
                 break;
             }
-            if seg.contains(tour, x) {
+            if seg.contains(x) {
                 continue;
             }
             for y in [tour.next(x), tour.prev(x)] {
-                if seg.contains(tour, y) {
+                if seg.contains(y) {
                     continue;
                 }
                 let gain = removal - (dex + c(other_end, y) - c(x, y));
@@ -129,7 +137,9 @@ fn insert<T: Tour>(tour: &mut T, seg: Segment, x: usize, y: usize, end: usize) {
         };
         (y, x, other)
     };
-    let Segment { p, first, last, q } = seg;
+    let Segment {
+        p, first, last, q, ..
+    } = seg;
     // Tour: p [first..last] q .. u v ..  →  p q .. u [last..first] v ..
     tour.flip(p, first, u, v);
     tour.flip(p, u, q, last);
@@ -146,12 +156,7 @@ mod tests {
 
     fn check_insert(order: &[usize], first: usize, last: usize, x: usize, y: usize, end: usize) {
         let mut t = ArrayTour::from_order(order);
-        let seg = Segment {
-            p: t.prev(first),
-            first,
-            last,
-            q: t.next(last),
-        };
+        let seg = Segment::new(&t, first, last);
         insert(&mut t, seg, x, y, end);
         let other = if end == first { last } else { first };
         assert!(

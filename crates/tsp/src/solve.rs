@@ -234,8 +234,11 @@ pub fn path_cost<O: CostOracle + ?Sized>(order: &[usize], oracle: &O) -> i64 {
 ///
 /// # Errors
 /// [`TspError::InvalidOption`] for out-of-domain options; [`TspError::CostMismatch`] when a candidate
-/// cost differs from the oracle's; [`TspError::NegativeCost`] when the oracle prices a candidate edge
-/// below 0.
+/// cost differs from the oracle's.
+///
+/// # Panics
+/// Debug builds only, when the oracle breaks its contract (an asymmetric cost makes the tracked cost
+/// drift from the recomputed one): a programmer error. Release builds return the recomputed cost.
 pub fn solve_path(
     cands: &CandidateLists,
     oracle: &impl CostOracle,
@@ -450,7 +453,7 @@ impl Solver<'_, '_> {
             }
             let kick = Kick::random(tour, opts.kick_span, &mut rng);
             let before = cost;
-            cost += kick.delta(|a, b| ctx.costs.cost(a, b));
+            cost += kick.delta(|a, b| ctx.cost(a, b));
             kick.apply(tour);
             for v in kick.nodes {
                 queue.push(v);

@@ -21,7 +21,7 @@ impl Improver for TwoOpt {
     ) -> i64 {
         for dir in Dir::BOTH {
             let t2 = dir.succ(tour, t1);
-            let d12 = ctx.costs.cost(t1, t2);
+            let d12 = ctx.cost(t1, t2);
             for (t3, d23) in ctx.neighbours.of(t2) {
                 if d23 >= d12 {
                     break;
@@ -31,7 +31,7 @@ impl Improver for TwoOpt {
                 }
                 // In direction `dir` the tour reads t1 t2 .. t4 t3.
                 let t4 = dir.pred(tour, t3);
-                let gain = d12 + ctx.costs.cost(t4, t3) - d23 - ctx.costs.cost(t1, t4);
+                let gain = d12 + ctx.cost(t4, t3) - d23 - ctx.cost(t1, t4);
                 if gain > 0 {
                     dir.flip(tour, t1, t2, t4, t3);
                     touched.extend_from_slice(&[t1, t2, t3, t4]);

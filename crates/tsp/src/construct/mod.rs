@@ -17,7 +17,8 @@ pub(crate) const JOIN_SCAN: usize = 64;
 #[non_exhaustive]
 pub enum Construction {
     /// Greedy edge matching over candidate edges (cheapest first, degree ≤ 2, no cycle); the fragments are
-    /// then chained, each end joined to the cheapest fragment end among the next few unused fragments.
+    /// then chained, each tail joined to the cheapest end of an unused fragment holding one of its
+    /// candidates (else of one of the next few unused fragments).
     #[default]
     Greedy,
     /// Nearest neighbour from node 0 along candidate lists; when every candidate is used, the cheapest of
