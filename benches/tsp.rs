@@ -119,20 +119,7 @@ impl RowInstance {
 
 impl CostOracle for RowInstance {
     fn cost(&self, a: usize, b: usize) -> i64 {
-        let (x, y) = (self.row(a), self.row(b));
-        let (mut i, mut j, mut common) = (0, 0, 0i64);
-        while i < x.len() && j < y.len() {
-            match x[i].cmp(&y[j]) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    common += 1;
-                    i += 1;
-                    j += 1;
-                }
-            }
-        }
-        (x.len() + y.len()) as i64 - 2 * common
+        spmv_reorder_locality::set_distance(self.row(a), self.row(b)) as i64
     }
 }
 

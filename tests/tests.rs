@@ -8,4 +8,3 @@ mod mtx;
 mod regression;
 mod sampling;
 mod spmv;
-mod tsp;
