@@ -41,6 +41,10 @@
 //! - **The latency threshold "average"** is the mean latency of all sampled accesses (thesis
 //!   equation 4.6), not the mean of the per-row maxima.
 //! - **Chained LK budget**: one kick per window by default, cut by the time limit when one is given.
+//! - **Sampled runs start from the original order** and make only strictly improving moves (no
+//!   greedy construction, no kicks): windows without sampled nonzeros carry no information and
+//!   would otherwise drift. Measured on the bundled matrices at 2% random sampling, this halves the
+//!   damage of a too-sparse sample (bcsstk13: `D` 136,997 → 95,213 against 52,393 natural).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -14,7 +14,7 @@ use spmv_reorder_locality::{
 use spmv_reorder_peers::{self as peers, PeerOptions};
 use spmv_reorder_sampling::{sample, Sample, SampleOptions};
 use spmv_reorder_sparse::{CsrMatrix, Permutation, Value};
-use spmv_reorder_tsp::{solve_path, CandidateLists, CostOracle, SolverOptions};
+use spmv_reorder_tsp::{solve_path, CandidateLists, Construction, CostOracle, SolverOptions};
 use std::time::{Duration, Instant};
 
 /// A stage of the pipeline, reported to the progress callback.
@@ -308,7 +308,18 @@ impl Reorderer {
         let graph = WindowGraph::build(pattern, &windows, &opts)?;
         let graph_seconds = start.elapsed().as_secs_f64();
         let cands = candidate_lists(&graph)?;
+        // On a sample, windows without sampled nonzeros carry no information: start from the
+        // original order and only make moves the sample shows to be strict improvements (no
+        // greedy construction, no kicks, which accept equal-cost moves), so that such windows keep
+        // their place instead of drifting.
+        let sampled = matches!(self.sampler, SamplerChoice::Sampled { .. });
         let solver = SolverOptions {
+            construction: if sampled {
+                Construction::Identity
+            } else {
+                Construction::default()
+            },
+            chained: !sampled,
             seed: self.seed,
             time_limit: self.time_limit,
             // Chained LK makes one kick per window by default; the time limit, when given, may
