@@ -39,20 +39,13 @@ impl EvaluateOptions {
     /// information, with random 2% samples and with DAST-simulator samples.
     pub fn standard(seed: u64, time_limit: Option<Duration>) -> Self {
         let base = Reorderer::new().seed(seed).time_limit(time_limit);
-        let mut candidates: Vec<Candidate> = [
-            Method::Identity,
-            Method::Random,
-            Method::Rcm,
-            Method::Gorder,
-            Method::Degree,
-            Method::Tsp,
-        ]
-        .into_iter()
-        .map(|m| Candidate {
-            label: m.to_string(),
-            reorderer: base.clone().method(m),
-        })
-        .collect();
+        let mut candidates: Vec<Candidate> = Method::ALL
+            .into_iter()
+            .map(|m| Candidate {
+                label: m.to_string(),
+                reorderer: base.clone().method(m),
+            })
+            .collect();
         for sampler in ["random:0.02", "dast-sim"] {
             let choice: SamplerChoice = sampler.parse().expect("built-in sampler specs parse");
             candidates.push(Candidate {
