@@ -404,8 +404,13 @@ impl<T: Value> CsrMatrix<T> {
     }
 }
 
-/// Splits `data` into consecutive mutable chunks at `offsets` (`offsets[0] == 0`, last == len).
-fn split_by_offsets<'a, E>(mut data: &'a mut [E], offsets: &[usize]) -> Vec<&'a mut [E]> {
+/// Splits `data` into consecutive disjoint mutable chunks at `offsets` (`offsets[0] == 0`, the
+/// last equal to `data.len()`): chunk `b` is `data[offsets[b]..offsets[b + 1]]`. The way parallel
+/// jobs get their own region of an output (e.g. the rows of `y` of one thread block) without locks.
+///
+/// # Panics
+/// If `offsets` decrease or run past `data.len()` (a caller bug).
+pub fn split_by_offsets<'a, E>(mut data: &'a mut [E], offsets: &[usize]) -> Vec<&'a mut [E]> {
     let mut out = Vec::with_capacity(offsets.len().saturating_sub(1));
     for w in offsets.windows(2) {
         let (head, tail) = data.split_at_mut(w[1] - w[0]);
@@ -524,6 +529,20 @@ mod tests {
         assert_eq!(b.row(0).0, &[0, 1, 2]);
         assert_eq!(b.row(0).1, &[6.0, 7.0, 8.0]);
         assert_eq!(b.row(3).0, &[5]);
+    }
+
+    #[test]
+    fn split_by_offsets_gives_disjoint_chunks() {
+        let mut v = [1, 2, 3, 4, 5];
+        let chunks = split_by_offsets(&mut v, &[0, 2, 2, 5]);
+        assert_eq!(
+            chunks.iter().map(|c| c.len()).collect::<Vec<_>>(),
+            [2, 0, 3]
+        );
+        for c in chunks {
+            c.iter_mut().for_each(|x| *x *= 10);
+        }
+        assert_eq!(v, [10, 20, 30, 40, 50]);
     }
 
     #[test]

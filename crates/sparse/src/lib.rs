@@ -41,7 +41,7 @@ mod perm;
 mod value;
 
 pub use any::{AnyCsr, Field};
-pub use csr::{CsrMatrix, MAX_DIM};
+pub use csr::{split_by_offsets, CsrMatrix, MAX_DIM};
 pub use error::SparseError;
 pub use num_complex::Complex64;
 pub use perm::Permutation;

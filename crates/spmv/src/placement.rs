@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use std::mem::MaybeUninit;
 use std::str::FromStr;
 
-use crate::spmv::split_by_offsets;
 use crate::{Par, Partition, SpmvError, ThreadBinding, Topology};
+use spmv_reorder_sparse::split_by_offsets;
 
 /// Where the pages of an array go.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -12,7 +12,7 @@
 //! [`CsrMatrix::mul_vec_reference`], so the row kernels are bitwise equal to it; merge path differs
 //! only in the rounding of rows it splits.
 
-use spmv_reorder_sparse::CsrMatrix;
+use spmv_reorder_sparse::{split_by_offsets, CsrMatrix};
 
 use crate::partition::{Block, Kernel, Partition, DYNAMIC_CHUNKS_PER_THREAD};
 use crate::team::{Par, Schedule};
@@ -164,20 +164,6 @@ unsafe fn dot_unchecked(cols: &[u32], vals: &[f64], x: &[f64]) -> f64 {
         // SAFETY: the caller guarantees every column index is inside `x`.
         .map(|(&c, &v)| v * unsafe { *x.get_unchecked(c as usize) })
         .sum()
-}
-
-/// Splits `data` into consecutive chunks at `offsets` (`offsets[0] == 0`, last `== data.len()`).
-pub(crate) fn split_by_offsets<'d, E>(
-    mut data: &'d mut [E],
-    offsets: &[usize],
-) -> Vec<&'d mut [E]> {
-    let mut out = Vec::with_capacity(offsets.len().saturating_sub(1));
-    for w in offsets.windows(2) {
-        let (head, tail) = data.split_at_mut(w[1] - w[0]);
-        out.push(head);
-        data = tail;
-    }
-    out
 }
 
 #[cfg(test)]

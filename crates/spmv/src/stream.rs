@@ -12,8 +12,8 @@ use serde::Serialize;
 use std::time::Instant;
 
 use crate::placement::{fill_placed, Placement};
-use crate::spmv::split_by_offsets;
 use crate::{Par, SpmvError, Topology};
+use spmv_reorder_sparse::split_by_offsets;
 
 /// Bytes counted per triad element: read `b` and `c`, write `a`, 8 bytes each.
 pub const BYTES_PER_ELEMENT: usize = 24;
