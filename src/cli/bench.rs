@@ -4,9 +4,8 @@
 use anyhow::Context;
 use spmv_reorder_sparse::CsrMatrix;
 use spmv_reorder_spmv::bench::{self, BenchConfig, BenchReport, Comparison};
-use spmv_reorder_spmv::placement::Placement;
 use spmv_reorder_spmv::stream::StreamConfig;
-use spmv_reorder_spmv::{Kernel, Pinning, ThreadBinding, Topology};
+use spmv_reorder_spmv::{Kernel, Pinning, ThreadBinding};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -15,15 +14,8 @@ use std::path::{Path, PathBuf};
 pub struct BenchArgs {
     /// The matrix (Matrix Market, optionally gzipped).
     file: PathBuf,
-    /// Threads (default: every PU, or the length of a CPU list).
-    #[arg(long, value_name = "T")]
-    threads: Option<usize>,
-    /// Pinning: none, compact, scatter, or a CPU list (`0-2-1-3` or `0,2,1,3`).
-    #[arg(long, value_name = "POLICY", default_value = "scatter")]
-    pin: String,
-    /// Placement: first-touch, master, interleave or node:N.
-    #[arg(long, value_name = "MODE", default_value = "first-touch")]
-    place: String,
+    #[command(flatten)]
+    team: super::team::TeamArgs,
     /// Kernel: static-rows, nnz-balanced, merge-path, dynamic, or all.
     #[arg(long, value_name = "K", default_value = "all")]
     kernel: String,
@@ -53,26 +45,17 @@ pub struct BenchArgs {
     json: bool,
 }
 
-/// Threads when not given: the length of a CPU list, else every PU.
-pub fn default_threads(threads: Option<usize>, pinning: &Pinning, topology: &Topology) -> usize {
-    threads.unwrap_or(match pinning {
-        Pinning::List(cpus) => cpus.len(),
-        _ => topology.pus.len(),
-    })
-}
-
 /// The validated configuration of a run (raw arguments → library settings).
 fn config(args: &BenchArgs) -> anyhow::Result<BenchConfig> {
-    let topology = Topology::this_system()?;
-    let pinning: Pinning = args.pin.parse()?;
+    let team = args.team.resolve()?;
     let kernels = match args.kernel.as_str() {
         "all" => Kernel::ALL.to_vec(),
         k => vec![k.parse::<Kernel>()?],
     };
     Ok(BenchConfig {
-        threads: default_threads(args.threads, &pinning, &topology),
-        pinning,
-        placement: args.place.parse::<Placement>()?,
+        threads: team.threads,
+        pinning: team.pinning,
+        placement: team.placement,
         kernels,
         warmup: args.warmup,
         reps: args.reps,

@@ -9,6 +9,7 @@ pub mod info;
 pub mod reorder;
 pub mod sample;
 pub mod stream;
+pub mod team;
 pub mod topology;
 pub mod trace_kernel;
 

@@ -1,22 +1,14 @@
 //! `spmv-reorder stream`: the STREAM triad with pinned threads and placed arrays.
 
-use spmv_reorder_spmv::placement::Placement;
 use spmv_reorder_spmv::stream::{triad, StreamConfig};
-use spmv_reorder_spmv::{Par, Pinning, ThreadTeam, Topology};
+use spmv_reorder_spmv::{Par, ThreadTeam};
 use std::io::Write;
 
 /// Arguments of `spmv-reorder stream`.
 #[derive(Debug, clap::Args)]
 pub struct StreamArgs {
-    /// Threads (default: every PU, or the length of a CPU list).
-    #[arg(long, value_name = "T")]
-    threads: Option<usize>,
-    /// Pinning: none, compact, scatter, or a CPU list (`0-2-1-3` or `0,2,1,3`).
-    #[arg(long, value_name = "POLICY", default_value = "scatter")]
-    pin: String,
-    /// Placement of the arrays: first-touch, master, interleave or node:N.
-    #[arg(long, value_name = "MODE", default_value = "first-touch")]
-    place: String,
+    #[command(flatten)]
+    team: super::team::TeamArgs,
     /// Megabytes per array (three arrays).
     #[arg(long, value_name = "MB", default_value_t = 80)]
     array_mb: usize,
@@ -30,10 +22,12 @@ pub struct StreamArgs {
 
 /// Runs `spmv-reorder stream`.
 pub fn run(args: StreamArgs) -> anyhow::Result<()> {
-    let topology = Topology::this_system()?;
-    let pinning: Pinning = args.pin.parse()?;
-    let placement: Placement = args.place.parse()?;
-    let threads = super::bench::default_threads(args.threads, &pinning, &topology);
+    let super::team::Team {
+        topology,
+        pinning,
+        placement,
+        threads,
+    } = args.team.resolve()?;
     let team = ThreadTeam::new(&topology, threads, &pinning)?;
     let config = StreamConfig {
         elements: args.array_mb * 1_000_000 / 8,

@@ -33,7 +33,7 @@ pub fn run(args: TopologyArgs) -> anyhow::Result<()> {
     let assignment = match &args.pin {
         Some(spec) => {
             let pinning: Pinning = spec.parse()?;
-            let threads = super::bench::default_threads(args.threads, &pinning, &topology);
+            let threads = super::team::default_threads(args.threads, &pinning, &topology);
             let cpus = pinning
                 .cpus_for(&topology, threads)
                 .with_context(|| format!("pinning {threads} threads with {pinning}"))?;
