@@ -4,8 +4,10 @@ use anyhow::{bail, Context};
 use spmv_reorder::mtx::{self, ReadOptions};
 use spmv_reorder::plot::{bar_chart_svg, BarChartOptions};
 use spmv_reorder::reorder::evaluate::{
-    evaluate_matrix, markdown_table, matrix_files, summarize, EvaluateOptions, MatrixEvaluation,
+    evaluate_matrix, markdown_table, matrix_files, summarize, Candidate, EvaluateOptions,
+    MatrixEvaluation,
 };
+use spmv_reorder::reorder::Reorderer;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -32,6 +34,12 @@ pub struct EvaluateArgs {
     /// Time budget of each TSP solve, in seconds.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     time_limit: f64,
+    /// An ordering to evaluate instead of the standard set (repeat the option for several): the
+    /// method, then optional changes separated by spaces: a sampler, `start=greedy|given|rcm`,
+    /// `window=SPEC`. E.g. `--ordering rcm --ordering 'tsp start=rcm'`. The identity (the
+    /// baseline) is always included.
+    #[arg(long = "ordering", value_name = "SPEC")]
+    orderings: Vec<String>,
     /// Only matrices whose file name contains this text.
     #[arg(long, value_name = "TEXT")]
     only: Option<String>,
@@ -57,8 +65,18 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
     if !(args.time_limit.is_finite() && args.time_limit > 0.0) {
         bail!("--time-limit must be a positive number of seconds");
     }
-    let mut opts =
-        EvaluateOptions::standard(args.seed, Some(Duration::from_secs_f64(args.time_limit)));
+    let time_limit = Some(Duration::from_secs_f64(args.time_limit));
+    let mut opts = if args.orderings.is_empty() {
+        EvaluateOptions::standard(args.seed, time_limit)
+    } else {
+        let base = Reorderer::new().seed(args.seed).time_limit(time_limit);
+        let candidates = args
+            .orderings
+            .iter()
+            .map(|o| Candidate::parse(o, &base))
+            .collect::<Result<Vec<_>, _>>()?;
+        EvaluateOptions::with_candidates(candidates)
+    };
     opts.shuffle = args.shuffle;
     opts.threads = args.threads.clone();
     opts.reps = args.reps;

@@ -6,7 +6,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use spmv_reorder::mtx::{self, MatrixMarket, ReadOptions, Symmetry, WriteOptions};
 use spmv_reorder::plot::{spy_png, SpyOptions};
 use spmv_reorder::reorder::{
-    Method, PermuteMode, ReorderReport, Reorderer, Reordering, SamplerChoice, Stage, WindowSpec,
+    Method, StartOrder, PermuteMode, ReorderReport, Reorderer, Reordering, SamplerChoice, Stage, WindowSpec,
 };
 use spmv_reorder::spmv::bench::{self, BenchConfig, Comparison};
 use std::path::{Path, PathBuf};
@@ -61,6 +61,11 @@ pub struct ReorderArgs {
     /// Threads (default: all cores).
     #[arg(long, value_name = "T")]
     threads: Option<usize>,
+    /// Where the TSP path starts: greedy (matching of candidate edges), given (the order as
+    /// read), rcm (reverse Cuthill-McKee of the full pattern, then windows and path refine it).
+    /// Default: greedy with full information, given on a sample.
+    #[arg(long, value_name = "START")]
+    start: Option<StartOrder>,
     /// Candidate neighbours per window in the window graph.
     #[arg(long, default_value_t = 8, value_name = "K")]
     neighbours: usize,
@@ -188,7 +193,8 @@ fn reorderer(args: &ReorderArgs) -> anyhow::Result<Reorderer> {
         .seed(args.seed)
         .threads(args.threads)
         .time_limit(time_limit)
-        .neighbours(args.neighbours))
+        .neighbours(args.neighbours)
+        .start(args.start))
 }
 
 /// Refuses an output path that names the input file (the input is never overwritten).

@@ -41,10 +41,14 @@
 //! - **The latency threshold "average"** is the mean latency of all sampled accesses (thesis
 //!   equation 4.6), not the mean of the per-row maxima.
 //! - **Chained LK budget**: one kick per window by default, cut by the time limit when one is given.
-//! - **Sampled runs start from the original order** and make only strictly improving moves (no
-//!   greedy construction, no kicks): windows without sampled nonzeros carry no information and
-//!   would otherwise drift. Measured on the bundled matrices at 2% random sampling, this halves the
-//!   damage of a too-sparse sample (bcsstk13: `D` 136,997 → 95,213 against 52,393 natural).
+//! - **The TSP starts from reverse Cuthill-McKee** ([`StartOrder::Rcm`], by default): rows are put
+//!   in RCM order of the full pattern, windows are cut in that order and Lin-Kernighan improves the
+//!   path from there. `D` only counts columns shared by consecutive rows and is blind to the reuse
+//!   of `x` across the next hundreds of rows that a bandwidth-reducing order gives; a path built
+//!   from pair distances alone (greedy start) lost up to 2x against RCM on grids whose `x` exceeds
+//!   L2 (docs/RESULTS.md). `--start greedy|given` keep the other starts.
+//! - **Sampled runs keep their start order** and make only strictly improving moves (no kicks):
+//!   windows without sampled nonzeros carry no information and would otherwise drift.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -63,4 +67,4 @@ pub use info::MatrixInfo;
 pub use pipeline::{Reorderer, Reordering, Stage};
 pub use report::{ReorderReport, SideReport, TspReport};
 pub use sampler::SamplerChoice;
-pub use spec::{Method, PermuteMode, WindowSpec};
+pub use spec::{Method, PermuteMode, StartOrder, WindowSpec};

@@ -7,7 +7,7 @@
 
 use crate::report::{ReorderReport, SideReport, TspReport};
 use crate::windows::{windows_for, SampledLatencies};
-use crate::{Method, PermuteMode, ReorderError, SamplerChoice, WindowSpec};
+use crate::{Method, PermuteMode, ReorderError, SamplerChoice, StartOrder, WindowSpec};
 use spmv_reorder_locality::{
     total_distance, windowed_distance, GraphOptions, Parallelism, WindowGraph, Windows,
 };
@@ -58,6 +58,7 @@ pub struct Reorderer {
     time_limit: Option<Duration>,
     neighbours: usize,
     max_kicks: Option<u64>,
+    start: Option<StartOrder>,
 }
 
 impl Default for Reorderer {
@@ -80,6 +81,7 @@ impl Reorderer {
             time_limit: None,
             neighbours: 8,
             max_kicks: None,
+            start: None,
         }
     }
     /// The ordering method.
@@ -128,6 +130,20 @@ impl Reorderer {
         self
     }
 
+    /// Where the TSP path starts (`None`: the default for the sampler, see [`Self::start_order`]).
+    pub fn start(mut self, start: Option<StartOrder>) -> Self {
+        self.start = start;
+        self
+    }
+
+    /// The start order this configuration uses: the one set, else [`StartOrder::Rcm`], which
+    /// measured best (docs/RESULTS.md: with full information it was as fast as a greedy start on
+    /// the bundled matrices and faster on grids whose `x` exceeds L2; on a 2% sample it is the
+    /// only start that does not leave a shuffled matrix shuffled).
+    pub fn start_order(&self) -> StartOrder {
+        self.start.unwrap_or(StartOrder::Rcm)
+    }
+
     /// Reorders `a`: see [`Self::run_with_progress`].
     ///
     /// # Errors
@@ -171,7 +187,7 @@ impl Reorderer {
         let (rows, row_report) = match mode {
             PermuteMode::Cols => (Permutation::identity(a.nrows()), None),
             _ => {
-                let (p, r) = self.order_side(seen, latencies, "rows", progress)?;
+                let (p, r) = self.order_side(seen, &full, latencies, "rows", progress)?;
                 (p, Some(r))
             }
         };
@@ -180,6 +196,11 @@ impl Reorderer {
             PermuteMode::Rows => (Permutation::identity(a.ncols()), None),
             PermuteMode::Cols | PermuteMode::Both => {
                 let seen_t = seen.transpose();
+                let full_t = if sample.is_some() && self.start_order() == StartOrder::Rcm {
+                    full.transpose()
+                } else {
+                    seen_t.clone()
+                };
                 let col_max = sample.as_ref().map(column_max_latency);
                 let col_lat =
                     sample
@@ -189,7 +210,7 @@ impl Reorderer {
                             entries: &s.entry_latency,
                             row_max: m,
                         });
-                let (q, r) = self.order_side(&seen_t, col_lat, "cols", progress)?;
+                let (q, r) = self.order_side(&seen_t, &full_t, col_lat, "cols", progress)?;
                 (q, Some(r))
             }
         };
@@ -276,10 +297,12 @@ impl Reorderer {
         Ok(Some(windowed_distance(pattern, &w, Parallelism::Rayon)?))
     }
 
-    /// Orders the rows of `pattern` (the rows of `Aᵀ` for the column side).
+    /// Orders the rows of `pattern` (the rows of `Aᵀ` for the column side); `structure` is the
+    /// full pattern of the same side, which an RCM start order is computed from.
     fn order_side(
         &self,
         pattern: &CsrMatrix<()>,
+        structure: &CsrMatrix<()>,
         latencies: Option<SampledLatencies<'_>>,
         side: &'static str,
         progress: &mut (dyn FnMut(&Stage) + Send),
@@ -303,21 +326,42 @@ impl Reorderer {
             return Ok((p, SideReport::peer(side, start.elapsed().as_secs_f64())));
         }
         progress(&Stage::Graph { side });
+        let start_order = self.start_order();
+        let first = match start_order {
+            StartOrder::Rcm => Some(peers::order(
+                structure,
+                peers::Method::Rcm,
+                &PeerOptions::default(),
+            )?),
+            StartOrder::Greedy | StartOrder::Given => None,
+        };
+        let reordered;
+        let row_max;
+        let (pattern, latencies) = match &first {
+            None => (pattern, latencies),
+            Some(p) => {
+                reordered = pattern.permute(p, &Permutation::identity(pattern.ncols()))?;
+                row_max = latencies.map(|l| p.apply(l.row_max));
+                let lat = latencies.zip(row_max.as_deref()).map(|(l, m)| SampledLatencies {
+                    entries: l.entries,
+                    row_max: m,
+                });
+                (&reordered, lat)
+            }
+        };
         let windows = windows_for(self.window, pattern, latencies)?;
         let opts = GraphOptions::default().with_neighbours(self.neighbours);
         let graph = WindowGraph::build(pattern, &windows, &opts)?;
         let graph_seconds = start.elapsed().as_secs_f64();
         let cands = candidate_lists(&graph)?;
-        // On a sample, windows without sampled nonzeros carry no information: start from the
-        // original order and only make moves the sample shows to be strict improvements (no
-        // greedy construction, no kicks, which accept equal-cost moves), so that such windows keep
-        // their place instead of drifting.
+        // On a sample, windows without sampled nonzeros carry no information: keep the start
+        // order and only make moves the sample shows to be strict improvements (no kicks, which
+        // accept equal-cost moves), so that such windows keep their place instead of drifting.
         let sampled = matches!(self.sampler, SamplerChoice::Sampled { .. });
         let solver = SolverOptions {
-            construction: if sampled {
-                Construction::Identity
-            } else {
-                Construction::default()
+            construction: match start_order {
+                StartOrder::Greedy => Construction::Greedy,
+                StartOrder::Given | StartOrder::Rcm => Construction::Identity,
             },
             chained: !sampled,
             seed: self.seed,
@@ -340,7 +384,11 @@ impl Reorderer {
                 cost: p.cost,
             })
         })?;
-        let perm = windows.row_order(&solution.order)?;
+        let path_rows = windows.row_order(&solution.order)?;
+        let perm = match &first {
+            Some(p) => p.then(&path_rows)?,
+            None => path_rows,
+        };
         let lengths = windows.lengths();
         let moved: Vec<usize> = solution.order.iter().map(|&g| lengths[g]).collect();
         let report = SideReport {
