@@ -6,7 +6,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use spmv_reorder::mtx::{self, MatrixMarket, ReadOptions, Symmetry, WriteOptions};
 use spmv_reorder::plot::{spy_png, SpyOptions};
 use spmv_reorder::reorder::{
-    Method, StartOrder, PermuteMode, ReorderReport, Reorderer, Reordering, SamplerChoice, Stage, WindowSpec,
+    Method, PermuteMode, ReorderReport, Reorderer, Reordering, SamplerChoice, Stage, StartOrder,
+    WindowSpec,
 };
 use spmv_reorder::spmv::bench::{self, BenchConfig, Comparison};
 use std::path::{Path, PathBuf};

@@ -399,6 +399,30 @@ mod tests {
     use spmv_reorder_gen::poisson2d;
 
     #[test]
+    fn candidates_parse_from_their_spelling() {
+        let base = Reorderer::new().seed(7);
+        let c = Candidate::parse("tsp  random:0.02 start=given window=var", &base).unwrap();
+        assert_eq!(c.label, "tsp random:0.02 start=given window=var");
+        assert_eq!(c.reorderer.start_order(), StartOrder::Given);
+        assert_eq!(Candidate::parse("rcm", &base).unwrap().label, "rcm");
+        for bad in [
+            "",
+            "metis",
+            "tsp start=later",
+            "tsp window=0",
+            "tsp bogus:1",
+        ] {
+            assert!(Candidate::parse(bad, &base).is_err(), "{bad:?}");
+        }
+        let opts = EvaluateOptions::with_candidates(vec![c]);
+        let labels: Vec<&str> = opts.candidates.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["identity", "tsp random:0.02 start=given window=var"]
+        );
+    }
+
+    #[test]
     fn evaluates_a_small_grid() {
         let a = poisson2d(12, 12).unwrap();
         let mut opts = EvaluateOptions::standard(1, Some(Duration::from_millis(300)));

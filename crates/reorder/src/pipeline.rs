@@ -342,10 +342,12 @@ impl Reorderer {
             Some(p) => {
                 reordered = pattern.permute(p, &Permutation::identity(pattern.ncols()))?;
                 row_max = latencies.map(|l| p.apply(l.row_max));
-                let lat = latencies.zip(row_max.as_deref()).map(|(l, m)| SampledLatencies {
-                    entries: l.entries,
-                    row_max: m,
-                });
+                let lat = latencies
+                    .zip(row_max.as_deref())
+                    .map(|(l, m)| SampledLatencies {
+                        entries: l.entries,
+                        row_max: m,
+                    });
                 (&reordered, lat)
             }
         };
@@ -636,10 +638,13 @@ mod tests {
             method in proptest::sample::select(Method::ALL.to_vec()),
             mode in proptest::sample::select(vec![None, Some(PermuteMode::Rows), Some(PermuteMode::Cols), Some(PermuteMode::Both), Some(PermuteMode::Symmetric)]),
             window in proptest::sample::select(vec!["1", "3", "var"]),
+            start in proptest::sample::select(vec![None, Some(StartOrder::Greedy), Some(StartOrder::Given), Some(StartOrder::Rcm)]),
+            sampler in proptest::sample::select(vec!["all", "random:0.5"]),
             seed in 0u64..4,
         ) {
             prop_assume!(mode != Some(PermuteMode::Symmetric) || a.nrows() == a.ncols());
-            let r = quick().method(method).permute(mode).windows(window.parse().unwrap()).seed(seed).run(&a).unwrap();
+            let r = quick().method(method).permute(mode).windows(window.parse().unwrap())
+                .start(start).sampler(sampler.parse().unwrap()).seed(seed).run(&a).unwrap();
             let b = r.apply(&a).unwrap();
             let x: Vec<f64> = (0..a.ncols()).map(|j| j as f64 - 2.5).collect();
             let (mut ax, mut bqx) = (vec![0.0; a.nrows()], vec![0.0; a.nrows()]);
