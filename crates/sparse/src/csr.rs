@@ -395,11 +395,12 @@ impl<T: Value> CsrMatrix<T> {
         assert_eq!(y.len(), self.nrows, "y length");
         for (i, yi) in y.iter_mut().enumerate() {
             let (c, v) = self.row(i);
+            // -0.0 is the additive identity of IEEE 754 (0.0 + -0.0 would turn a row summing to
+            // -0.0 into +0.0); the kernels start from the same value, so they agree bitwise.
             *yi = c
                 .iter()
                 .zip(v)
-                .map(|(&c, &v)| v.to_f64() * x[c as usize])
-                .sum();
+                .fold(-0.0, |s, (&c, &v)| s + v.to_f64() * x[c as usize]);
         }
     }
 }
