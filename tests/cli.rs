@@ -261,3 +261,56 @@ fn main_job_peers_and_independent_permutations() {
     let b = read_path(&dir.path().join("b.mtx.gz"), &ReadOptions::default()).unwrap();
     assert_eq!(b.matrix, a.matrix.permute(&rows, &cols).unwrap());
 }
+
+#[test]
+fn start_orders_and_evaluate_orderings() {
+    let dir = temp_dir();
+    let input = matrix("bcsstk04.mtx.gz");
+    for start in ["greedy", "given", "rcm"] {
+        let (ok, out, err) = run(
+            &[
+                input.to_str().unwrap(),
+                "--start",
+                start,
+                "--time-limit",
+                "1",
+            ],
+            dir.path(),
+        );
+        assert!(ok, "{start}: {err}");
+        assert!(out.contains(&format!("start {start},")), "{out}");
+    }
+    let (ok, _, err) = run(&[input.to_str().unwrap(), "--start", "metis"], dir.path());
+    assert!(!ok && err.contains("greedy, given, rcm"), "{err}");
+    std::fs::create_dir(dir.path().join("m")).unwrap();
+    std::fs::copy(&input, dir.path().join("m/bcsstk04.mtx.gz")).unwrap();
+    let (ok, out, err) = run(
+        &[
+            "evaluate",
+            "m",
+            "--ordering",
+            "rcm",
+            "--ordering",
+            "tsp start=given",
+            "--threads",
+            "1",
+            "--reps",
+            "2",
+            "--time-limit",
+            "1",
+            "--json",
+        ],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    let v = json(&out);
+    let labels: Vec<&str> = v["matrices"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["identity", "rcm", "tsp start=given"]);
+    let (ok, _, err) = run(&["evaluate", "m", "--ordering", "tsp start=x"], dir.path());
+    assert!(!ok && err.contains("start"), "{err}");
+}

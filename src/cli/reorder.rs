@@ -364,8 +364,15 @@ impl Summary<'_> {
         )?;
         writeln!(
             out,
-            "  ordering   {} (sampler {}, window {}, {} permutation) in {:.3} s",
-            r.method, r.sampler, r.window, r.permute, r.reorder_seconds
+            "  ordering   {} ({}sampler {}, window {}, {} permutation) in {:.3} s",
+            r.method,
+            r.start
+                .as_ref()
+                .map_or(String::new(), |s| format!("start {s}, ")),
+            r.sampler,
+            r.window,
+            r.permute,
+            r.reorder_seconds
         )?;
         writeln!(
             out,

@@ -232,6 +232,7 @@ impl Reorderer {
             method: self.method.to_string(),
             sampler: self.sampler.to_string(),
             window: self.window.to_string(),
+            start: (self.method == Method::Tsp).then(|| self.start_order().to_string()),
             permute: mode.to_string(),
             seed: self.seed,
             reorder_seconds,

@@ -13,6 +13,8 @@ pub struct ReorderReport {
     pub sampler: String,
     /// The window spec.
     pub window: String,
+    /// Where the TSP path started (`greedy`, `given`, `rcm`); `None` for the peer methods.
+    pub start: Option<String>,
     /// `symmetric`, `rows`, `cols` or `both`.
     pub permute: String,
     /// Seed of every random choice.
