@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Deterministic cache misses of SpMV after each ordering, under valgrind's cache simulator.
+
+Timings on the shared 2-core machines are noisy; a cache simulator is not (SPEC section 6). For each
+matrix, this script shuffles it (a random symmetric permutation, as `evaluate --shuffle` does), reorders
+the shuffled matrix with each method through the `spmv-reorder` binary, and runs
+
+    valgrind --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --LL=1048576,16,64 \\
+        spmv-reorder trace-kernel M.mtx --iterations K --kernel per-row
+
+for K = 1 and K = 1 + PRODUCTS. The difference of the two runs is the misses of PRODUCTS products alone
+(reading the file and building the matrix cancel out). LL is set to one core's L2 (1 MiB) because that is
+the level the order of `x` decides on these matrices; D1 is the L1 data cache. Printed per matrix and
+ordering: D1 and LL read misses per product and per nonzero, then the geometric mean over matrices of
+each ordering's misses relative to RCM's.
+
+Usage: python3 scripts/cache_misses.py [--products P] [--ordering 'tsp' ...] [--json F] [FILE ...]
+       (default: every matrices/*.mtx.gz; orderings rcm, gorder, tsp, tsp random:0.02)
+Needs valgrind and a release build (`cargo build --release`). No Python packages.
+"""
+
+import argparse
+import glob
+import json
+import math
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "target", "release", "spmv-reorder")
+CACHE = ["--D1=32768,8,64", "--LL=1048576,16,64", "--I1=32768,8,64"]
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"failed: {shlex.join(cmd)}\n{r.stderr}")
+    return r
+
+
+def misses(matrix, iterations, tmp):
+    """(D1 read misses, LL read misses) of one traced run."""
+    out = os.path.join(tmp, "cg.out")
+    layout = os.path.join(tmp, "layout.json")
+    run(["valgrind", "--tool=cachegrind", "--cache-sim=yes", *CACHE, f"--cachegrind-out-file={out}",
+         BIN, "trace-kernel", matrix, "--emit-layout", layout, "--iterations", str(iterations),
+         "--kernel", "per-row", "--threads", "1"])
+    events, summary = None, None
+    with open(out) as f:
+        for line in f:
+            if line.startswith("events:"):
+                events = line.split()[1:]
+            elif line.startswith("summary:"):
+                summary = [int(v) for v in line.split()[1:]]
+    if events is None or summary is None:
+        sys.exit(f"{out}: no events/summary line")
+    v = dict(zip(events, summary))
+    return v["D1mr"], v["DLmr"]
+
+
+def reorder(src, dst, spelling):
+    """Reorders `src` into `dst` with an ordering spelled as for `evaluate --ordering`."""
+    words = spelling.split()
+    cmd = [BIN, src, "-o", dst, "-q", "--method", words[0], "--time-limit", "10"]
+    for w in words[1:]:
+        if w.startswith("start="):
+            cmd += ["--start", w[len("start="):]]
+        elif w.startswith("window="):
+            cmd += ["--window", w[len("window="):]]
+        else:
+            cmd += ["--sampler", w]
+    run(cmd)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("files", nargs="*")
+    ap.add_argument("--products", type=int, default=5)
+    ap.add_argument("--ordering", action="append", default=None)
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    files = args.files or sorted(glob.glob(os.path.join(ROOT, "matrices", "*.mtx.gz")))
+    orderings = args.ordering or ["rcm", "gorder", "tsp", "tsp random:0.02"]
+    if "rcm" not in orderings:
+        orderings = ["rcm"] + orderings
+    if not os.path.exists(BIN):
+        sys.exit(f"{BIN} missing: run `cargo build --release` first")
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"{'matrix':<16} {'ordering':<22} {'D1 miss/SpMV':>13} {'LL miss/SpMV':>13} {'D1/nnz':>7} {'LL/nnz':>7}")
+        for f in files:
+            name = re.sub(r"\.mtx(\.gz)?$", "", os.path.basename(f))
+            shuffled = os.path.join(tmp, "shuffled.mtx")
+            run([BIN, f, "-o", shuffled, "-q", "--method", "random", "--seed", "1"])
+            info = json.loads(run([BIN, "info", shuffled, "--json"]).stdout)
+            nnz = info["nnz"]
+            for spelling in ["identity"] + orderings:
+                m = os.path.join(tmp, "ordered.mtx")
+                reorder(shuffled, m, spelling)
+                d1a, lla = misses(m, 1, tmp)
+                d1b, llb = misses(m, 1 + args.products, tmp)
+                d1, ll = (d1b - d1a) / args.products, (llb - lla) / args.products
+                results.append({"matrix": name, "ordering": spelling, "nnz": nnz, "d1_misses": d1, "ll_misses": ll})
+                label = "shuffled" if spelling == "identity" else spelling
+                print(f"{name:<16} {label:<22} {d1:>13.0f} {ll:>13.0f} {d1 / nnz:>7.3f} {ll / nnz:>7.3f}", flush=True)
+    print("\ngeometric mean over matrices of misses relative to RCM (lower is better):")
+    for spelling in ["identity"] + orderings:
+        for key in ["d1_misses", "ll_misses"]:
+            ratios = []
+            for name in sorted({r["matrix"] for r in results}):
+                get = {r["ordering"]: r for r in results if r["matrix"] == name}
+                a, b = get[spelling][key], get["rcm"][key]
+                if a > 0 and b > 0:
+                    ratios.append(a / b)
+            gm = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else float("nan")
+            label = "shuffled" if spelling == "identity" else spelling
+            print(f"  {label:<22} {key:<10} {gm:.3f}  (fewer than RCM on {sum(r < 1 for r in ratios)} of {len(ratios)})")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(results, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()
