@@ -71,6 +71,8 @@ def reorder(src, dst, spelling):
             cmd += ["--start", w[len("start="):]]
         elif w.startswith("window="):
             cmd += ["--window", w[len("window="):]]
+        elif w == "check=off":
+            cmd += ["--no-cache-check"]
         else:
             cmd += ["--sampler", w]
     run(cmd)

@@ -11,6 +11,8 @@
 //!   `d_w` for any pair ([`WindowGraph::distance`]), [`path_cost`] along a window order, and a path
 //!   lower bound.
 //! - [`Axis`]: the column model is the row model of `Aᵀ`.
+//! - [`x_misses`]: the misses of SpMV's `x` reads under a modelled LRU cache ([`CacheShape`]),
+//!   which sees the reuse across many rows that `D` does not.
 //!
 //! The SPEC worked example: rows `{0,1}, {1,2}, {5}, {0,1,2}`.
 //!
@@ -76,6 +78,7 @@
 #![deny(missing_docs)]
 
 mod accumulate;
+mod cache_model;
 mod distance;
 mod error;
 mod footprint;
@@ -84,6 +87,7 @@ mod index;
 mod par;
 mod windows;
 
+pub use cache_model::{x_misses, CacheShape};
 pub use distance::{
     adjacent_row_distances, intersection_len, row_distance, set_distance, total_distance, Axis,
 };

@@ -22,7 +22,8 @@ pub struct Candidate {
 
 impl Candidate {
     /// Parses an ordering spelled as the method followed by space-separated changes to `base`:
-    /// a sampler (`random:0.02`, `dast-sim`, ...), `start=greedy|given|rcm`, `window=SPEC`.
+    /// a sampler (`random:0.02`, `dast-sim`, ...), `start=greedy|given|rcm`, `window=SPEC`,
+    /// `check=off` (no cache check: the TSP path is returned as found).
     /// For example `tsp`, `tsp random:0.02`, `tsp start=rcm window=var`, `rcm`. The label is the
     /// spelling with single spaces.
     ///
@@ -38,6 +39,8 @@ impl Candidate {
                 reorderer.start(Some(s.parse::<StartOrder>()?))
             } else if let Some(w) = t.strip_prefix("window=") {
                 reorderer.windows(w.parse::<WindowSpec>()?)
+            } else if t == "check=off" {
+                reorderer.cache_check(None)
             } else {
                 reorderer.sampler(t.parse::<SamplerChoice>()?)
             };
@@ -401,8 +404,9 @@ mod tests {
     #[test]
     fn candidates_parse_from_their_spelling() {
         let base = Reorderer::new().seed(7);
-        let c = Candidate::parse("tsp  random:0.02 start=given window=var", &base).unwrap();
-        assert_eq!(c.label, "tsp random:0.02 start=given window=var");
+        let c =
+            Candidate::parse("tsp  random:0.02 start=given window=var check=off", &base).unwrap();
+        assert_eq!(c.label, "tsp random:0.02 start=given window=var check=off");
         assert_eq!(c.reorderer.start_order(), StartOrder::Given);
         assert_eq!(Candidate::parse("rcm", &base).unwrap().label, "rcm");
         for bad in [
@@ -418,7 +422,10 @@ mod tests {
         let labels: Vec<&str> = opts.candidates.iter().map(|c| c.label.as_str()).collect();
         assert_eq!(
             labels,
-            ["identity", "tsp random:0.02 start=given window=var"]
+            [
+                "identity",
+                "tsp random:0.02 start=given window=var check=off"
+            ]
         );
     }
 

@@ -5,11 +5,12 @@
 //! Cost: sampling `O(sample)`; windows and graph `O(nnz)` plus the candidate search; the TSP solve
 //! within its budget. Called by the `spmv-reorder` main job and `evaluate`.
 
-use crate::report::{ReorderReport, SideReport, TspReport};
+use crate::report::{CacheCheck, ReorderReport, SideReport, TspReport};
 use crate::windows::{windows_for, SampledLatencies};
 use crate::{Method, PermuteMode, ReorderError, SamplerChoice, StartOrder, WindowSpec};
 use spmv_reorder_locality::{
-    total_distance, windowed_distance, GraphOptions, Parallelism, WindowGraph, Windows,
+    total_distance, windowed_distance, x_misses, CacheShape, GraphOptions, Parallelism,
+    WindowGraph, Windows,
 };
 use spmv_reorder_peers::{self as peers, PeerOptions};
 use spmv_reorder_sampling::{sample, Sample, SampleOptions};
@@ -59,6 +60,7 @@ pub struct Reorderer {
     neighbours: usize,
     max_kicks: Option<u64>,
     start: Option<StartOrder>,
+    cache_check: Option<CacheShape>,
 }
 
 impl Default for Reorderer {
@@ -82,6 +84,7 @@ impl Reorderer {
             neighbours: 8,
             max_kicks: None,
             start: None,
+            cache_check: Some(CacheShape::default()),
         }
     }
     /// The ordering method.
@@ -144,6 +147,16 @@ impl Reorderer {
         self.start.unwrap_or(StartOrder::Rcm)
     }
 
+    /// The cache check of the TSP method (default: a 32 KiB 8-way L1): the misses of SpMV's `x`
+    /// reads are modelled for the input order, the RCM start order and the path, and the order
+    /// with the fewest is returned (ties go to the path, then the input). `D` rewards only columns
+    /// shared by consecutive rows; the check guards the reuse across many rows that RCM or the
+    /// input may have and the path lost. `None` always returns the path.
+    pub fn cache_check(mut self, shape: Option<CacheShape>) -> Self {
+        self.cache_check = shape;
+        self
+    }
+
     /// Reorders `a`: see [`Self::run_with_progress`].
     ///
     /// # Errors
@@ -187,7 +200,9 @@ impl Reorderer {
         let (rows, row_report) = match mode {
             PermuteMode::Cols => (Permutation::identity(a.nrows()), None),
             _ => {
-                let (p, r) = self.order_side(seen, &full, latencies, "rows", progress)?;
+                let symmetric = mode == PermuteMode::Symmetric;
+                let (p, r) =
+                    self.order_side(seen, &full, symmetric, latencies, "rows", progress)?;
                 (p, Some(r))
             }
         };
@@ -210,7 +225,7 @@ impl Reorderer {
                             entries: &s.entry_latency,
                             row_max: m,
                         });
-                let (q, r) = self.order_side(&seen_t, &full_t, col_lat, "cols", progress)?;
+                let (q, r) = self.order_side(&seen_t, &full_t, false, col_lat, "cols", progress)?;
                 (q, Some(r))
             }
         };
@@ -241,7 +256,9 @@ impl Reorderer {
             d_after: total_distance(&after, Parallelism::Rayon),
             d_w_before: self.spec_d_w(&full, latencies)?,
             d_w_after: match (&row_report, self.method) {
-                (Some(r), Method::Tsp) => Some(carried_d_w(&after, &rows, r)?),
+                (Some(r), Method::Tsp) if r.window_lengths_in_order.is_some() => {
+                    Some(carried_d_w(&after, &rows, r)?)
+                }
                 _ if matches!(self.window, WindowSpec::Latency { .. }) => None,
                 _ => self.spec_d_w(&after, None)?,
             },
@@ -299,11 +316,13 @@ impl Reorderer {
     }
 
     /// Orders the rows of `pattern` (the rows of `Aᵀ` for the column side); `structure` is the
-    /// full pattern of the same side, which an RCM start order is computed from.
+    /// full pattern of the same side, which an RCM start order and the cache check are computed
+    /// from; `symmetric` says the row order will also order the columns (`x`).
     fn order_side(
         &self,
         pattern: &CsrMatrix<()>,
         structure: &CsrMatrix<()>,
+        symmetric: bool,
         latencies: Option<SampledLatencies<'_>>,
         side: &'static str,
         progress: &mut (dyn FnMut(&Stage) + Send),
@@ -388,16 +407,30 @@ impl Reorderer {
             })
         })?;
         let path_rows = windows.row_order(&solution.order)?;
-        let perm = match &first {
+        let path = match &first {
             Some(p) => p.then(&path_rows)?,
             None => path_rows,
         };
         let lengths = windows.lengths();
-        let moved: Vec<usize> = solution.order.iter().map(|&g| lengths[g]).collect();
+        let (perm, cache_check) = match &self.cache_check {
+            Some(shape) => {
+                let (perm, check) = cache_check(structure, symmetric, first, path, shape);
+                (perm, Some(check))
+            }
+            None => (path, None),
+        };
+        // The windows the returned order moves as units: cut in the start order, which is the
+        // input order unless it is RCM.
+        let moved = match cache_check.as_ref().map_or("path", |c| c.kept) {
+            "path" => Some(solution.order.iter().map(|&g| lengths[g]).collect()),
+            "start" => Some(lengths.to_vec()),
+            _ if start_order != StartOrder::Rcm => Some(lengths.to_vec()),
+            _ => None,
+        };
         let report = SideReport {
             side,
             windows: windows.len(),
-            window_lengths_in_order: Some(moved),
+            window_lengths_in_order: moved,
             graph_seconds,
             order_seconds: start.elapsed().as_secs_f64() - graph_seconds,
             bounded_columns: graph.bounded_columns(),
@@ -406,6 +439,7 @@ impl Reorderer {
                 graph.path_lower_bound(),
                 graph.windowed_distance(Parallelism::Rayon),
             )),
+            cache_check,
         };
         Ok((perm, report))
     }
@@ -420,6 +454,49 @@ pub(crate) fn path_gap(cost: i64, bound: i64) -> Option<f64> {
     } else {
         Some((cost - bound) as f64 / bound as f64)
     }
+}
+
+/// The cache check of a TSP side: among the input order, the start order (when there is one
+/// besides the input) and the path, the one whose `x` reads miss least under `shape`; ties go to
+/// the path, then the input. Returns it with the counts.
+fn cache_check(
+    structure: &CsrMatrix<()>,
+    symmetric: bool,
+    start: Option<Permutation>,
+    path: Permutation,
+    shape: &CacheShape,
+) -> (Permutation, CacheCheck) {
+    let misses = |rows: &Permutation| {
+        let identity;
+        let cols = if symmetric {
+            rows
+        } else {
+            identity = Permutation::identity(structure.ncols());
+            &identity
+        };
+        x_misses(structure, rows, cols, shape)
+    };
+    let input = Permutation::identity(structure.nrows());
+    let x_misses_input = misses(&input);
+    let x_misses_start = start.as_ref().map(misses);
+    let x_misses_path = misses(&path);
+    // In order of preference on a tie: the objective's best, then no change at all.
+    let mut choices = vec![
+        ("path", x_misses_path, path),
+        ("input", x_misses_input, input),
+    ];
+    choices.extend(start.zip(x_misses_start).map(|(p, m)| ("start", m, p)));
+    let best = (0..choices.len())
+        .min_by_key(|&k| choices[k].1)
+        .expect("the path is always a choice");
+    let (kept, _, perm) = choices.swap_remove(best);
+    let check = CacheCheck {
+        x_misses_input,
+        x_misses_start,
+        x_misses_path,
+        kept,
+    };
+    (perm, check)
 }
 
 /// `D_w` of the reordered matrix under the windows the TSP moved as units.
@@ -516,6 +593,46 @@ mod tests {
 
     fn quick() -> Reorderer {
         Reorderer::new().threads(Some(2)).max_kicks(Some(200))
+    }
+
+    #[test]
+    fn cache_check_returns_the_order_with_the_fewest_modelled_misses() {
+        // x of a 120 x 120 grid (115 KB) does not fit the modelled 32 KiB L1.
+        let (a, _) = shuffle_symmetric(&poisson2d(120, 120).unwrap(), 3).unwrap();
+        let shape = CacheShape::default();
+        let checked = quick().run(&a).unwrap();
+        let side = checked.report.rows.as_ref().unwrap();
+        let c = side.cache_check.as_ref().expect("checked by default");
+        let start = c.x_misses_start.expect("an RCM start");
+        let got = x_misses(&a, &checked.rows, &checked.cols, &shape);
+        assert_eq!(got, c.x_misses_path.min(start).min(c.x_misses_input));
+        let id = Permutation::identity(a.nrows());
+        assert_eq!(c.x_misses_input, x_misses(&a, &id, &id, &shape));
+        let want = if c.x_misses_path <= start.min(c.x_misses_input) {
+            "path"
+        } else if c.x_misses_input <= start {
+            "input"
+        } else {
+            "start"
+        };
+        assert_eq!(c.kept, want);
+        assert!(c.x_misses_input > start, "RCM beats a shuffled input");
+        let unchecked = quick().cache_check(None).run(&a).unwrap();
+        let rows = unchecked.report.rows.as_ref().unwrap();
+        assert!(rows.cache_check.is_none());
+        assert_eq!(
+            x_misses(&a, &unchecked.rows, &unchecked.cols, &shape),
+            c.x_misses_path,
+            "without the check the path is returned"
+        );
+        assert_eq!(
+            unchecked.report.tsp_cost.unwrap() as u64,
+            unchecked.report.d_after
+        );
+        // A greedy start has no start order besides the input to compare with.
+        let greedy = quick().start(Some(StartOrder::Greedy)).run(&a).unwrap();
+        let g = greedy.report.rows.unwrap().cache_check.unwrap();
+        assert!(g.x_misses_start.is_none() && g.x_misses_input == c.x_misses_input);
     }
 
     #[test]

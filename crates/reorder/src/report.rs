@@ -70,6 +70,23 @@ pub struct SideReport {
     pub bounded_columns: usize,
     /// The TSP solution's figures.
     pub tsp: Option<TspReport>,
+    /// The cache check of a TSP side (`None` when off).
+    pub cache_check: Option<CacheCheck>,
+}
+
+/// The TSP side's cache check: misses of SpMV's `x` reads under a modelled L1 cache
+/// ([`spmv_reorder_locality::x_misses`], full pattern) in the input order, the start order and
+/// the path's order; the order with the fewest is returned.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CacheCheck {
+    /// Modelled misses in the order as read.
+    pub x_misses_input: u64,
+    /// Modelled misses in the RCM start order (`None` for the other starts).
+    pub x_misses_start: Option<u64>,
+    /// Modelled misses in the path's order.
+    pub x_misses_path: u64,
+    /// `"path"`, `"start"` or `"input"`: the order returned.
+    pub kept: &'static str,
 }
 
 impl SideReport {
@@ -82,6 +99,7 @@ impl SideReport {
             order_seconds: seconds,
             bounded_columns: 0,
             tsp: None,
+            cache_check: None,
         }
     }
 }
