@@ -16,7 +16,8 @@ each ordering's misses relative to RCM's.
 
 Usage: python3 scripts/cache_misses.py [--products P] [--ordering 'tsp' ...] [--json F] [FILE ...]
        (default: every matrices/*.mtx.gz; orderings rcm, gorder, tsp, tsp random:0.02)
-Needs valgrind and a release build (`cargo build --release`). No Python packages.
+Needs valgrind and a release build (`cargo build --release`; or the binary named by $SPMV_REORDER_BIN).
+No Python packages.
 """
 
 import argparse
@@ -31,7 +32,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "target", "release", "spmv-reorder")
+BIN = os.environ.get("SPMV_REORDER_BIN", os.path.join(ROOT, "target", "release", "spmv-reorder"))
 CACHE = ["--D1=32768,8,64", "--LL=1048576,16,64", "--I1=32768,8,64"]
 
 
