@@ -452,8 +452,21 @@ impl<O: Offset> CandidateSearch<'_, O> {
         })
     }
 
+    /// Touches the index offsets of every column of `windows` in one tight loop, so that their
+    /// random reads overlap (in [`Self::gather`] each read sits among branches and pushes, and
+    /// fewer are in flight; measured 3-4% of the build).
+    fn touch_offsets(&self, windows: &Range<usize>) {
+        let offsets = self.footprints.offsets();
+        let columns = &self.footprints.columns()[offsets[windows.start]..offsets[windows.end]];
+        let touched = columns
+            .iter()
+            .fold(0usize, |acc, &c| acc ^ self.index.span_of(c).start);
+        std::hint::black_box(touched);
+    }
+
     /// Finds the index spans of every window of `windows` (bounding hub columns) and touches
-    /// their first entries.
+    /// their first and last entries (a span of a few entries often straddles two cache lines;
+    /// touching only the first measured 25% slower).
     fn gather(&self, windows: Range<usize>, batch: &mut Batch) {
         let Batch {
             spans,
@@ -464,6 +477,7 @@ impl<O: Offset> CandidateSearch<'_, O> {
         spans_of.clear();
         bounded.clear();
         spans_of.push(0);
+        self.touch_offsets(&windows);
         for g in windows {
             let mut hub = false;
             for &c in self.footprints.get(g) {
@@ -526,11 +540,11 @@ impl<O: Offset> CandidateSearch<'_, O> {
     ) -> [u64; 2] {
         let codec = self.index.codec();
         let own = codec.encode(g as u32, self.footprints.footprint_len(g));
+        // `g` itself is counted too and skipped once in the drain: a test per entry here
+        // mispredicted once per column of `g`.
         for list in lists {
             for &entry in list {
-                if entry != own {
-                    acc.add(entry);
-                }
+                acc.add(entry);
             }
         }
         let n_g = self.footprints.footprint_len(g) as u64;
@@ -538,6 +552,9 @@ impl<O: Offset> CandidateSearch<'_, O> {
         let mut cheapest = [n_g.saturating_add(m1), n_g.saturating_add(m2)];
         best.clear();
         acc.drain(|key, overlap| {
+            if key == own {
+                return;
+            }
             let h = codec.window(key);
             let n_h = codec.len(key, self.footprints);
             let cost = n_g + n_h as u64 - 2 * overlap as u64;
