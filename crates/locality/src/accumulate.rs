@@ -2,7 +2,7 @@
 //! with it (`a(g,h)`), as SpGEMM accumulates one row of `F·Fᵀ`.
 //!
 //! Two structures side by side, chosen per window by its work `Σ_{c∈F_g} |windows(c)|`:
-//! - [`HashAccumulator`]: open addressing (linear probing, load ≤ 1/2) in a table sized to the
+//! - [`HashAccumulator`]: open addressing (linear probing, load ≤ 1/4, 1/2 for the largest work) in a table sized to the
 //!   work, reused across windows and cleared through its list of used slots. For the usual small
 //!   work it stays in L1/L2, where a dense counter over all windows would take a cache miss per
 //!   touched window (on a shuffled 1M-row Poisson grid the profile of the dense version was
@@ -111,6 +111,10 @@ impl HashAccumulator {
     /// Slots allocated: enough for [`HASH_MAX_WORK`] adds at load 1/2. Indices are reduced
     /// modulo this constant too, which lets the compiler drop the bounds checks.
     const CAPACITY: usize = 2 * HASH_MAX_WORK;
+    /// Table slots per add, up to [`Self::CAPACITY`]: load at most 1/4, so that the first probe
+    /// nearly always ends the search (its exit branch then predicts well; measured about 5%
+    /// faster than load 1/2 on a shuffled grid, where keys arrive at random).
+    const SLOTS_PER_ADD: usize = 4;
 
     /// Prepares for at most `adds` calls to `add` before the next drain. Must follow a drain.
     ///
@@ -122,7 +126,10 @@ impl HashAccumulator {
             adds <= HASH_MAX_WORK,
             "hash accumulator sized for at most HASH_MAX_WORK adds"
         );
-        self.mask = (2 * adds).next_power_of_two().max(16) - 1;
+        self.mask = (Self::SLOTS_PER_ADD * adds)
+            .next_power_of_two()
+            .clamp(16, Self::CAPACITY)
+            - 1;
     }
 }
 
@@ -133,7 +140,7 @@ impl Accumulator for HashAccumulator {
         // Fibonacci hashing on 64 bits: bits 40.. of the product depend on every key bit (keys
         // differ in their high bits: the low ones hold footprint lengths, mostly equal).
         let mut slot = ((key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize & mask;
-        // At load <= 1/2 the first probe nearly always ends the search, so the only branch is
+        // At low load the first probe nearly always ends the search, so the only branch is
         // predictable; whether the key was new (about half the adds, at random) is selected
         // without a branch (measured: the branchy version mispredicted there).
         loop {
