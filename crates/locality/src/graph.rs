@@ -346,10 +346,12 @@ struct Scratch {
     best: TopK,
 }
 
-/// Windows searched together: their index spans are found first and the first line of every
-/// span is touched in one tight loop, so the random reads of a batch overlap in the memory system
-/// instead of waiting one after the other between the accumulator's branches.
-const BATCH: usize = 256;
+/// Windows searched together: their index offsets and spans are touched first in tight loops, so
+/// the random reads of a batch overlap in the memory system instead of waiting one after the
+/// other between the accumulator's branches. Small enough that the pages a batch touches (about
+/// two per footprint column) stay within the TLB until the batch is processed: 64 measured about
+/// 9% faster than 256 on a shuffled grid (16 to 128 were alike within the noise).
+const BATCH: usize = 64;
 
 /// The index spans of a batch of windows.
 #[derive(Debug, Default)]
