@@ -10,7 +10,7 @@
 //! - [`DenseAccumulator`]: a counter per window plus a touched list, `O(1)` per update and
 //!   `O(windows)` memory per thread, for windows whose work exceeds [`HASH_MAX_WORK`].
 //!
-//! `add` is `O(1)` (expected for the hash), `drain` is `O(touched)`; both report windows in first-
+//! `add` is `O(1)` (expected for the hash), `drain` is `O(touched)`; both report keys in first-
 //! touch order. Called by the candidate search of [`crate::WindowGraph`]; SPEC section 4.
 
 /// Above this much work a window uses the [`DenseAccumulator`].

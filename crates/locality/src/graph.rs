@@ -4,8 +4,9 @@
 //! Candidate search is SpGEMM-like (`F·Fᵀ` row by row): for window `g`, every column `c ∈ F_g`
 //! adds 1 to a per-thread accumulator ([`crate::accumulate`]: a small reusable hash table, or a
 //! dense counter with a touched list for heavy windows) for each window of `c` in the inverted
-//! index, and a short sorted list keeps the best `K`. Windows are processed in batches whose index
-//! reads are issued together. Time
+//! index, and a short sorted list keeps the best `K`. On a shuffled matrix every index read is a
+//! cache and TLB miss, which dominates the cost: the index is compact ([`crate::index`]) and
+//! windows are processed in batches of 64 whose index reads are issued together. Time
 //! `O(Σ_c |windows(c)|·min(|windows(c)|, hub_limit+1) + windows·K²)` (`K²` in the worst case of
 //! the insertion), parallel over windows; memory `O(nnz + K·windows)`, plus one `O(windows)` counter
 //! per thread only if a window's work exceeds 8192. Columns held by more than
