@@ -39,18 +39,17 @@ pub fn set_distance(s: &[u32], t: &[u32]) -> u64 {
 }
 
 /// `|S ∩ T|` for two strictly increasing lists, by a merge: `O(|S| + |T|)`.
+///
+/// The merge steps are selected without branches: which list advances is data-dependent and a
+/// branch on it mispredicts about once per step (measured: the variable windows of a shuffled
+/// 1M-row grid, two merges per row, took twice as long with a `match`).
 pub fn intersection_len(s: &[u32], t: &[u32]) -> usize {
     let (mut i, mut j, mut common) = (0, 0, 0);
     while i < s.len() && j < t.len() {
-        match s[i].cmp(&t[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
-            }
-        }
+        let (a, b) = (s[i], t[j]);
+        common += (a == b) as usize;
+        i += (a <= b) as usize;
+        j += (b <= a) as usize;
     }
     common
 }

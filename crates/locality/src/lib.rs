@@ -62,8 +62,10 @@
 //!   to the window's work and cleared through its list of used slots, which stays in L1 where a
 //!   dense counter over all windows takes a cache miss per touched window (on a shuffled grid the
 //!   profile of the dense version was dominated by those misses); windows with more than 8192 index entries use a dense
-//!   `O(windows)` counter with a touched list instead. Index entries carry `n(h)`, so costs need
-//!   no extra lookup. Candidate storage is `K` slots per window (`O(K·windows)`).
+//!   `O(windows)` counter with a touched list instead. The index is read at random, so it is
+//!   compact: `u32` offsets whenever they fit, and one `u32` per entry packing the window with
+//!   `n(h)` (looked up only when it does not fit), so costs need no extra lookup. Candidate
+//!   storage is `K` slots per window (`O(K·windows)`).
 //! - **Hubs are bounded, not dropped silently**: a column held by more than `hub_limit` windows
 //!   only pairs each window with its `hub_limit` nearest windows (in window order), and the graph
 //!   reports how many columns and windows that touched. Overlaps reported for candidates are

@@ -1,6 +1,7 @@
 //! Crate-level tests: the SPEC worked example and property tests against brute-force
 //! (`HashSet`-based) oracles, rows and columns, sequential and parallel.
 
+use crate::index::EntryCodec;
 use crate::*;
 use proptest::prelude::*;
 use spmv_reorder_sparse::CsrMatrix;
@@ -169,6 +170,11 @@ proptest! {
         let seq = WindowGraph::build(&a, &w, &opts.with_parallelism(Parallelism::Sequential)).unwrap();
         prop_assert_eq!(seq.bounded_columns(), 0);
         prop_assert_eq!(graph_candidates(&seq), expect);
+        // Wide offsets and lengths looked up instead of packed give the same graph.
+        let f_seq = Footprints::new(&a, &w, Parallelism::Sequential).unwrap();
+        let seq_opts = opts.with_parallelism(Parallelism::Sequential);
+        let wide = WindowGraph::with_index::<usize>(f_seq, &seq_opts, EntryCodec::tight());
+        prop_assert_eq!(&wide, &seq);
         for pool in pools() {
             let par = pool.install(|| WindowGraph::build(&a, &w, &opts).unwrap());
             prop_assert_eq!(&par, &seq);
@@ -186,6 +192,8 @@ proptest! {
         let f = sets(&a, &w);
         let opts = GraphOptions::default().with_hub_limit(limit).with_neighbours(3);
         let g = WindowGraph::build(&a, &w, &opts).unwrap();
+        let f_all = Footprints::new(&a, &w, Parallelism::Rayon).unwrap();
+        prop_assert_eq!(&WindowGraph::with_index::<usize>(f_all, &opts, EntryCodec::tight()), &g);
         let expect_bounded = (0..a.ncols() as u32)
             .filter(|c| f.iter().filter(|s| s.contains(c)).count() > limit)
             .count();
