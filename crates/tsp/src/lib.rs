@@ -42,6 +42,13 @@
 //!   7.3 s for the array.
 //! - **Greedy start.** Greedy matching gives the best starts for 2-opt and LK (Johnson & McGeoch);
 //!   leftover fragments are chained through a bounded oracle scan, so no stage is quadratic.
+//! - **Internal ids follow the initial path.** The improvement stages renumber the nodes in the order of
+//!   the initial path, so that tour links, neighbour lists and don't-look bits of nodes close in the tour
+//!   are close in memory; the answer is mapped back to the caller's ids. On the shuffled 1M-row Poisson
+//!   grid, whose ids are random, this took the 2-opt + Or-opt descent from 31 s to 28 s (identical moves).
+//! - **Costs are cached.** Candidate costs come from the neighbour lists; other pairs go through a
+//!   direct-mapped cache of oracle answers (62% hits on that grid), since an oracle call merges two
+//!   footprints stored in the caller's random order. [`SolveStats::oracle_calls`] counts the misses.
 //! - **LK as in linkern.** Moves are sequences of 2-opt flips from a fixed `t1` with a look-ahead order
 //!   and breadth limits; Or-opt backs it up for the pure segment insertion LK's flips cannot reach
 //!   through gainful steps.
@@ -59,6 +66,7 @@
 #![forbid(unsafe_code)]
 
 mod bound;
+mod cache;
 mod candidates;
 mod construct;
 mod error;
@@ -68,6 +76,7 @@ mod local_search;
 mod neighbours;
 mod or_opt;
 mod oracle;
+mod relabel;
 mod solve;
 pub mod tour;
 mod two_opt;

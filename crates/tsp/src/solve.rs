@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use crate::cache::CostCache;
 use crate::construct::{initial_path, Construction};
 use crate::kick::Kick;
 use crate::lk::LinKernighan;
@@ -17,6 +18,7 @@ use crate::local_search::{descend, ActiveQueue, Both, Context, Improver};
 use crate::neighbours::Neighbours;
 use crate::or_opt::OrOpt;
 use crate::oracle::PathCosts;
+use crate::relabel::Labels;
 use crate::tour::{ArrayTour, Journal, Tour, TwoLevelTour};
 use crate::two_opt::TwoOpt;
 use crate::{lower_bound, CandidateLists, CostOracle, TspError};
@@ -194,6 +196,9 @@ pub struct SolveStats {
     pub after_local_search_cost: i64,
     /// False when the time limit stopped the first local search before a local optimum.
     pub reached_local_optimum: bool,
+    /// Oracle calls of the local search and kicks (pairs outside the candidate lists that missed the
+    /// solver's cost cache); the up-front check of the lists adds one per candidate entry.
+    pub oracle_calls: u64,
 }
 
 /// A Hamiltonian path and its quality.
@@ -316,23 +321,28 @@ impl Solver<'_, '_> {
         self.stats.initial_cost = path_cost(&order, self.oracle);
         self.report(Phase::Construction, self.stats.initial_cost, 0, 0.0);
         if n >= 3 {
-            order.push(n); // the dummy node closes the path into a tour
-            let neighbours = Neighbours::with_dummy(self.cands);
+            // Internal ids follow the initial path, which becomes `0, 1, …, n-1` then the dummy node `n`
+            // closing it into a tour.
+            let labels = Labels::from_order(&order);
+            let neighbours = Neighbours::with_dummy(self.cands, &labels);
+            let cache = CostCache::new(n + 1);
             let ctx = Context {
-                costs: PathCosts::new(self.oracle, n),
+                costs: PathCosts::new(self.oracle, &labels, &cache),
                 neighbours: &neighbours,
             };
+            let internal: Vec<usize> = (0..=n).collect();
             let two_level = match self.opts.tour {
-                TourKind::Auto => order.len() >= TWO_LEVEL_MIN_NODES,
+                TourKind::Auto => internal.len() >= TWO_LEVEL_MIN_NODES,
                 TourKind::Array => false,
                 TourKind::TwoLevel => true,
             };
             let (tracked, tour_order) = if two_level {
-                self.improve_with::<TwoLevelTour>(&ctx, &order)
+                self.improve_with::<TwoLevelTour>(&ctx, &internal)
             } else {
-                self.improve_with::<ArrayTour>(&ctx, &order)
+                self.improve_with::<ArrayTour>(&ctx, &internal)
             };
-            order = tour_order;
+            order = labels.to_old(&tour_order);
+            self.stats.oracle_calls = ctx.costs.oracle_calls();
             debug_assert_eq!(
                 tracked,
                 path_cost(&order, self.oracle),
