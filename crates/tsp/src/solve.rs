@@ -14,7 +14,7 @@ use crate::cache::CostCache;
 use crate::construct::{initial_path, Construction};
 use crate::kick::Kick;
 use crate::lk::LinKernighan;
-use crate::local_search::{descend, ActiveQueue, Both, Context, Improver};
+use crate::local_search::{descend, ActiveQueue, Both, Context, DescentProgress, Improver};
 use crate::neighbours::Neighbours;
 use crate::or_opt::OrOpt;
 use crate::oracle::PathCosts;
@@ -150,7 +150,7 @@ impl SolverOptions {
 pub enum Phase {
     /// The initial path is built (reported once, when done).
     Construction,
-    /// Local search to a local optimum (reported at its start and end).
+    /// Local search to a local optimum (reported at its start, about every 100 ms and at its end).
     LocalSearch,
     /// Chained kicks (reported about every 100 ms).
     Kicks,
@@ -169,7 +169,9 @@ pub struct Progress {
     pub cost: i64,
     /// Kicks made so far.
     pub kicks: u64,
-    /// Fraction of the kick budget used, in `[0, 1]` (the largest over the budgets set).
+    /// In [`Phase::Kicks`], the fraction of the kick budget used, in `[0, 1]` (the largest over the
+    /// budgets set). In [`Phase::LocalSearch`], an estimate of the search done: nodes processed over
+    /// processed plus queued (with LK, the 2-opt + Or-opt descent covers the first half).
     pub fraction: f64,
 }
 
@@ -235,7 +237,7 @@ pub fn path_cost<O: CostOracle + ?Sized>(order: &[usize], oracle: &O) -> i64 {
 
 /// Finds a low-cost Hamiltonian path (free ends) over the nodes of `cands`.
 ///
-/// `progress` receives reports at phase changes and about every 100 ms of kicks.
+/// `progress` receives reports at phase changes and about every 100 ms of local search and kicks.
 ///
 /// # Errors
 /// [`TspError::InvalidOption`] for out-of-domain options; [`TspError::CostMismatch`] when a candidate
@@ -258,6 +260,7 @@ pub fn solve_path(
         opts,
         progress,
         start: Instant::now(),
+        last_report: Instant::now(),
         stats: SolveStats::default(),
     };
     let order = solver.run();
@@ -295,11 +298,16 @@ struct Solver<'a, 'p> {
     opts: &'a SolverOptions,
     progress: &'p mut dyn FnMut(&Progress),
     start: Instant,
+    last_report: Instant,
     stats: SolveStats,
 }
 
+/// Interval of the periodic progress reports during local search and kicks.
+const REPORT_EVERY: Duration = Duration::from_millis(100);
+
 impl Solver<'_, '_> {
     fn report(&mut self, phase: Phase, cost: i64, kicks: u64, fraction: f64) {
+        self.last_report = Instant::now();
         (self.progress)(&Progress {
             phase,
             elapsed: self.start.elapsed(),
@@ -307,6 +315,13 @@ impl Solver<'_, '_> {
             kicks,
             fraction,
         });
+    }
+
+    /// Reports when [`REPORT_EVERY`] has passed since the last report.
+    fn tick(&mut self, phase: Phase, cost: i64, kicks: u64, fraction: f64) {
+        if self.last_report.elapsed() >= REPORT_EVERY {
+            self.report(phase, cost, kicks, fraction);
+        }
     }
 
     fn deadline(&self) -> Option<Instant> {
@@ -396,10 +411,16 @@ impl Solver<'_, '_> {
             for v in tour.order_from(ctx.costs.dummy()) {
                 queue.push(v);
             }
+            let base = cost;
+            let mut on_progress = |p: DescentProgress| {
+                let fraction = (pass as f64 + p.fraction) / passes as f64;
+                self.tick(Phase::LocalSearch, base - p.gain, 0, fraction);
+            };
             let (gain, finished) = if pass == 0 {
-                descend(&mut Both(TwoOpt, OrOpt), ctx, tour, &mut queue, deadline)
+                let two_opt = &mut Both(TwoOpt, OrOpt);
+                descend(two_opt, ctx, tour, &mut queue, deadline, &mut on_progress)
             } else {
-                descend(improver, ctx, tour, &mut queue, deadline)
+                descend(improver, ctx, tour, &mut queue, deadline, &mut on_progress)
             };
             cost -= gain;
             done &= finished;
@@ -441,7 +462,6 @@ impl Solver<'_, '_> {
         let deadline = self.deadline();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(opts.seed);
         let mut stall = 0u64;
-        let mut last_report = Instant::now();
         self.report(Phase::Kicks, cost, 0, 0.0);
         loop {
             let kicks = self.stats.kicks;
@@ -457,10 +477,7 @@ impl Solver<'_, '_> {
             if fraction >= 1.0 || deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
-            if last_report.elapsed() >= Duration::from_millis(100) {
-                last_report = Instant::now();
-                self.report(Phase::Kicks, cost, kicks, fraction);
-            }
+            self.tick(Phase::Kicks, cost, kicks, fraction);
             let kick = Kick::random(tour, opts.kick_span, &mut rng);
             let before = cost;
             cost += kick.delta(|a, b| ctx.cost(a, b));
@@ -468,7 +485,7 @@ impl Solver<'_, '_> {
             for v in kick.nodes {
                 queue.push(v);
             }
-            let (gain, finished) = descend(improver, ctx, tour, queue, deadline);
+            let (gain, finished) = descend(improver, ctx, tour, queue, deadline, &mut |_| {});
             cost -= gain;
             self.stats.kicks += 1;
             if !finished || cost > before {
