@@ -1,67 +1,70 @@
-//! `cost(a, b)` memo: a direct-mapped table of recent oracle answers for pairs outside the candidate lists.
+//! `cost(a, b)` memo: a table of recent oracle answers for pairs outside the candidate lists, with a few
+//! slots per node.
 //!
-//! Cost: O(1) per lookup (one hashed slot, usually one cache line); memory `16 × slots` bytes with
-//! `slots` the power of two at or above `2 (n + 1)`, capped at [`MAX_SLOTS`]. A local search evaluates
-//! the same few non-candidate pairs around a node again whenever the node is queued again (2-opt's
-//! closing edge `(t1, t4)`, Or-opt's `(p, q)` and `(end, y)`, tour edges the greedy chaining made); the
-//! oracle merges two sorted footprints stored in the caller's (random) order, several cache misses per
-//! call, so a hit saves most of the cost. A collision just overwrites the slot: answers are always the
-//! oracle's, so results do not depend on the table. Source: the edge-length caches of Concorde's linkern
-//! and of LKH (`CacheSig`/`CacheVal`). Caller: [`crate::oracle::PathCosts`].
+//! Cost: O(1) per lookup; memory `8 × WAYS` bytes per node. A local search evaluates the same few
+//! non-candidate pairs around a node again whenever the node is queued again (2-opt's closing edge
+//! `(t1, t4)`, Or-opt's `(p, q)` and `(end, y)`, tour edges the greedy chaining made); the oracle merges
+//! two sorted footprints stored in the caller's (random) order, several cache misses per call, so a hit
+//! saves most of the cost. The pair `{a, b}` lives in the slots of `min(a, b)`: internal ids follow the
+//! tour ([`crate::relabel`]), so the slots a search touches lie close together in memory. A table hashed
+//! over all pairs instead missed the CPU cache on nearly every lookup and was no faster than the oracle
+//! on the 1M-row Poisson grid. A collision overwrites the slot; answers are always the oracle's, so
+//! results do not depend on the table. Source: the edge-length caches of Concorde's linkern and of LKH
+//! (`CacheSig`/`CacheVal`). Caller: [`crate::oracle::PathCosts`].
 
 use std::cell::Cell;
 
-/// Largest table: 2^22 slots (64 MiB).
-pub(crate) const MAX_SLOTS: usize = 1 << 22;
+/// Slots per node (4 × 8 bytes: half a cache line).
+const WAYS: usize = 4;
 
-/// One pair and its cost, together so that a lookup touches one cache line.
+/// One pair (`min` implied by the slot group) and its cost, in 8 bytes.
 #[derive(Clone, Copy)]
 struct Slot {
-    key: u64,
-    cost: i64,
+    other: u32,
+    cost: i32,
 }
 
 const EMPTY: Slot = Slot {
-    key: u64::MAX,
+    other: u32::MAX,
     cost: 0,
 };
 
-/// Direct-mapped memo of `cost(a, b)` keyed by the unordered pair, with counters.
+/// Memo of `cost(a, b)` in [`WAYS`] slots per node, with a count of the oracle calls.
 ///
 /// # Invariants
-/// A slot holding key `k = min << 32 | max` holds the oracle's cost of that pair. Single-threaded
-/// (`Cell`): one solve owns it.
+/// Slot `min(a, b) × WAYS + way(max(a, b))` holding `other == max(a, b)` holds the oracle's cost of
+/// `{a, b}`. Costs outside `i32` are not stored. Single-threaded (`Cell`): one solve owns it.
 pub(crate) struct CostCache {
     slots: Vec<Cell<Slot>>,
-    shift: u32,
     misses: Cell<u64>,
 }
 
 impl CostCache {
     /// A table for a tour of `nodes` nodes.
     pub(crate) fn new(nodes: usize) -> Self {
-        let slots = (2 * nodes).next_power_of_two().clamp(2, MAX_SLOTS);
         Self {
-            slots: vec![Cell::new(EMPTY); slots],
-            shift: 64 - slots.trailing_zeros(),
+            slots: vec![Cell::new(EMPTY); nodes * WAYS],
             misses: Cell::new(0),
         }
     }
 
-    /// The cost of `{a, b}` (`a != b`): from the table, else from `compute` (then stored).
+    /// The cost of `{a, b}` (`a != b`, both below the table's node count): from the table, else from
+    /// `compute` (then stored).
     #[inline]
     pub(crate) fn get(&self, a: usize, b: usize, compute: impl FnOnce() -> i64) -> i64 {
-        let key = ((a.min(b) as u64) << 32) | b.max(a) as u64;
-        // Fibonacci hashing: the top bits of the product spread neighbouring pairs over the table.
-        let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize;
-        let cell = &self.slots[slot];
+        let (lo, hi) = (a.min(b), a.max(b) as u32);
+        // Multiplicative hashing: the top bits pick the way, so neighbouring ids use different slots.
+        let way = (hi.wrapping_mul(0x9E37_79B9) >> (32 - WAYS.trailing_zeros())) as usize;
+        let cell = &self.slots[lo * WAYS + way];
         let found = cell.get();
-        if found.key == key {
-            return found.cost;
+        if found.other == hi {
+            return i64::from(found.cost);
         }
         let cost = compute();
         self.misses.set(self.misses.get() + 1);
-        cell.set(Slot { key, cost });
+        if let Ok(cost) = i32::try_from(cost) {
+            cell.set(Slot { other: hi, cost });
+        }
         cost
     }
 
