@@ -22,7 +22,7 @@ const MAX_GROWTH: usize = 4;
 /// Within segment `s`, nodes are linked by `node_next`/`node_prev` from `first[s]` to `last[s]` with
 /// consecutive `seq` numbers (the internal orientation); the tour reads a segment internally forward when
 /// `!reversed[s]`, backward otherwise. Segments form a cycle through `seg_next`/`seg_prev` with `rank`
-/// increasing along it by one (one wrap). Every segment is non-empty and there are at least two when
+/// increasing along it by one (one wrap), and `at_rank` its inverse. Every segment is non-empty and there are at least two when
 /// `n >= 2`. All of this describes the physical list; the tour reads it backwards when `flipped`.
 #[derive(Debug, Clone)]
 pub struct TwoLevelTour {
@@ -36,6 +36,9 @@ pub struct TwoLevelTour {
     seg_next: Vec<u32>,
     seg_prev: Vec<u32>,
     rank: Vec<u32>,
+    /// The segment of each rank (inverse of `rank`), so that a run of segments is read without chasing
+    /// `seg_next`.
+    at_rank: Vec<u32>,
     size: Vec<usize>,
     group: usize,
     /// Global orientation: when set, the tour reads the physical list (everything above) backwards.
@@ -64,6 +67,7 @@ impl TwoLevelTour {
             &mut self.seg_next,
             &mut self.seg_prev,
             &mut self.rank,
+            &mut self.at_rank,
         ] {
             v.clear();
             v.resize(segments, 0);
@@ -90,6 +94,7 @@ impl TwoLevelTour {
             self.seg_next[s] = ((s + 1) % segments) as u32;
             self.seg_prev[s] = ((s + segments - 1) % segments) as u32;
             self.rank[s] = s as u32;
+            self.at_rank[s] = s as u32;
         }
     }
 
@@ -272,25 +277,25 @@ impl TwoLevelTour {
     /// Reverses the run of whole segments `sb..=sc` (tour order), which must not be all segments.
     fn reverse_segments(&mut self, sb: usize, sc: usize) {
         let (p, q) = (self.seg_prev[sb] as usize, self.seg_next[sc] as usize);
+        // Ranks along the cycle are consecutive (mod the segment count): the run is a rank range, read
+        // from `at_rank`, and keeps that range reversed.
+        let segments = self.first.len();
+        let wrap = |r: usize| if r >= segments { r - segments } else { r };
+        let first_rank = self.rank[sb] as usize;
         self.seg_buf.clear();
-        let mut s = sb;
-        loop {
-            self.seg_buf.push(s as u32);
-            if s == sc {
-                break;
-            }
-            s = self.seg_next[s] as usize;
+        for i in 0..self.run_len(sb, sc) {
+            self.seg_buf.push(self.at_rank[wrap(first_rank + i)]);
         }
         let run = std::mem::take(&mut self.seg_buf);
-        // Ranks along the cycle are consecutive (mod the segment count): the run keeps its rank range.
-        let (first_rank, segments) = (self.rank[sb] as usize, self.first.len());
         for (i, &s) in run.iter().rev().enumerate() {
             let s = s as usize;
             self.reversed[s] = !self.reversed[s];
             let (n, pv) = (self.seg_next[s], self.seg_prev[s]);
             self.seg_next[s] = pv;
             self.seg_prev[s] = n;
-            self.rank[s] = ((first_rank + i) % segments) as u32;
+            let r = wrap(first_rank + i);
+            self.rank[s] = r as u32;
+            self.at_rank[r] = s as u32;
         }
         self.seg_next[p] = sc as u32;
         self.seg_prev[sc] = p as u32;
@@ -435,6 +440,7 @@ impl Tour for TwoLevelTour {
             seg_next: Vec::new(),
             seg_prev: Vec::new(),
             rank: Vec::new(),
+            at_rank: Vec::new(),
             size: Vec::new(),
             group: 1,
             flipped: false,
@@ -507,6 +513,26 @@ mod tests {
             assert_eq!(walk, t.order_from(walk[0]));
             t.rebuild(&walk);
             assert_eq!(t.order_from(walk[0]), walk);
+        }
+    }
+
+    #[test]
+    fn ranks_stay_consecutive_and_inverse() {
+        let order: Vec<usize> = (0..400).map(|i| (i * 7) % 400).collect();
+        let mut t = TwoLevelTour::from_order(&order);
+        for k in 0..500 {
+            let (a, c) = ((k * 37) % 400, (k * 101 + 13) % 400);
+            if a == c {
+                continue;
+            }
+            let (b, d) = (t.next(a), t.next(c));
+            t.flip(a, b, c, d);
+            let segments = t.first.len();
+            for s in 0..segments {
+                assert_eq!(t.at_rank[t.rank[s] as usize] as usize, s);
+                let next = t.seg_next[s] as usize;
+                assert_eq!(t.rank[next] as usize, (t.rank[s] as usize + 1) % segments);
+            }
         }
     }
 
