@@ -45,8 +45,6 @@ pub struct TwoLevelTour {
     flipped: bool,
     /// Scratch for moved or reversed runs.
     buf: Vec<u32>,
-    /// Scratch for segment runs.
-    seg_buf: Vec<u32>,
 }
 
 impl TwoLevelTour {
@@ -281,27 +279,31 @@ impl TwoLevelTour {
         // from `at_rank`, and keeps that range reversed.
         let segments = self.first.len();
         let wrap = |r: usize| if r >= segments { r - segments } else { r };
-        let first_rank = self.rank[sb] as usize;
-        self.seg_buf.clear();
-        for i in 0..self.run_len(sb, sc) {
-            self.seg_buf.push(self.at_rank[wrap(first_rank + i)]);
+        let (first_rank, len) = (self.rank[sb] as usize, self.run_len(sb, sc));
+        // Disjoint borrows let the compiler keep the array pointers in registers (these loops are the
+        // inner loops of LK's tentative flips on large tours).
+        let Self {
+            reversed,
+            seg_next,
+            seg_prev,
+            rank,
+            at_rank,
+            ..
+        } = self;
+        for i in 0..len / 2 {
+            at_rank.swap(wrap(first_rank + i), wrap(first_rank + len - 1 - i));
         }
-        let run = std::mem::take(&mut self.seg_buf);
-        for (i, &s) in run.iter().rev().enumerate() {
-            let s = s as usize;
-            self.reversed[s] = !self.reversed[s];
-            let (n, pv) = (self.seg_next[s], self.seg_prev[s]);
-            self.seg_next[s] = pv;
-            self.seg_prev[s] = n;
+        for i in 0..len {
             let r = wrap(first_rank + i);
-            self.rank[s] = r as u32;
-            self.at_rank[r] = s as u32;
+            let s = at_rank[r] as usize;
+            reversed[s] = !reversed[s];
+            std::mem::swap(&mut seg_next[s], &mut seg_prev[s]);
+            rank[s] = r as u32;
         }
         self.seg_next[p] = sc as u32;
         self.seg_prev[sc] = p as u32;
         self.seg_next[sb] = q as u32;
         self.seg_prev[q] = sb as u32;
-        self.seg_buf = run;
     }
 
     /// All nodes in tour order, walking segment by segment from segment `start` (cheaper than repeated
@@ -445,7 +447,6 @@ impl Tour for TwoLevelTour {
             group: 1,
             flipped: false,
             buf: Vec::new(),
-            seg_buf: Vec::new(),
         };
         t.rebuild(order);
         t
