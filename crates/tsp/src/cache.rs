@@ -99,4 +99,16 @@ mod tests {
         assert_eq!(cache.misses(), calls);
         assert!(calls < 3 * 50 * 49);
     }
+
+    #[test]
+    fn costs_beyond_i32_are_not_stored() {
+        let cache = CostCache::new(3);
+        let big = i64::from(i32::MAX) + 5;
+        assert_eq!(cache.get(0, 2, || big), big);
+        assert_eq!(cache.get(2, 0, || big), big);
+        assert_eq!(cache.misses(), 2);
+        assert_eq!(cache.get(1, 2, || 7), 7);
+        assert_eq!(cache.get(2, 1, || unreachable!("stored")), 7);
+        assert_eq!(cache.misses(), 3);
+    }
 }
