@@ -293,7 +293,7 @@ fn print_solution(name: &str, n: usize, sol: &PathSolution, total_s: f64) {
     println!(
         "{name} n={n} cost={} bound={} gap={:.4} initial={} after_2opt={} after_ls={} \
          kicks={} improving_kicks={} construction_s={:.3} two_opt_s={:.3} local_search_s={:.3} \
-         kicks_s={:.3} local_optimum={} total_s={total_s:.3}",
+         kicks_s={:.3} local_optimum={} oracle_calls={} total_s={total_s:.3}",
         sol.cost,
         sol.lower_bound,
         sol.gap(),
@@ -307,6 +307,7 @@ fn print_solution(name: &str, n: usize, sol: &PathSolution, total_s: f64) {
         s.local_search_s,
         s.kicks_s,
         s.reached_local_optimum,
+        s.oracle_calls,
     );
 }
 

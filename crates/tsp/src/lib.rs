@@ -42,23 +42,20 @@
 //!   7.3 s for the array.
 //! - **Greedy start.** Greedy matching gives the best starts for 2-opt and LK (Johnson & McGeoch);
 //!   leftover fragments are chained through a bounded oracle scan, so no stage is quadratic.
-//! - **LK as in linkern.** Moves are sequences of 2-opt flips from a fixed `t1` with a look-ahead order
-//!   and breadth limits; Or-opt backs it up for the pure segment insertion LK's flips cannot reach
-//!   through gainful steps.
-//! - **Local kicks.** A segment double-bridge over `kick_span` consecutive nodes costs O(span), so a
-//!   million-node path gets many kicks per second; kicks are kept when the path gets no worse.
-//! - **Shallow LK by default.** Row-distance costs tie everywhere, so LK chains rarely lose gain and run
-//!   to the depth limit; depth 6 with breadth 5, 3 was as good as depth 10-50 and 2-30× cheaper
-//!   ([`DEFAULT_DEPTH`]). The search also stops a chain once its partial gain cannot beat the best
-//!   closed gain found (Lin & Kernighan's rule).
-//! - **Progress.** Reported at each phase change and every ~100 ms of kicks; the initial local search
-//!   reports only its start and end.
-//! - **Determinism.** Everything but the wall-clock budget is a function of the inputs and the seed.
-//! - **The oracle is authoritative.** Candidate costs are checked against it once, up front.
+//! - **Internal ids follow the initial path.** The improvement stages renumber the nodes in the order of
+//!   the initial path, so that tour links, neighbour lists and don't-look bits of nodes close in the tour
+//!   are close in memory; the answer is mapped back to the caller's ids. On the shuffled 1M-row Poisson
+//!   grid, whose ids are random, this took the 2-opt + Or-opt descent from 31 s to 28 s (identical moves).
+//! - **Costs are cached.** Candidate costs come from the neighbour lists; other pairs go through a
+//!   cache of oracle answers with four slots per node (the pair's lower id), since an oracle call merges
+//!   two footprints stored in the caller's random order. Slots by node keep the lookups of a search
+//!   close in memory; a table hashed over all pairs hit more often but missed the CPU cache on nearly
+//!   every lookup. [`SolveStats::oracle_calls`] counts the oracle calls.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 mod bound;
+mod cache;
 mod candidates;
 mod construct;
 mod error;
@@ -68,6 +65,7 @@ mod local_search;
 mod neighbours;
 mod or_opt;
 mod oracle;
+mod relabel;
 mod solve;
 pub mod tour;
 mod two_opt;

@@ -74,6 +74,11 @@ impl ActiveQueue {
         }
     }
 
+    /// Number of queued nodes.
+    pub(crate) fn len(&self) -> usize {
+        self.queue.len()
+    }
+
     fn pop(&mut self) -> Option<usize> {
         let v = self.queue.pop_front()? as usize;
         self.queued[v] = false;
@@ -86,23 +91,43 @@ impl ActiveQueue {
     }
 }
 
-/// Runs `improver` from queued nodes until the queue empties (a local optimum) or `deadline` passes.
-/// Returns the total gain and whether the optimum was reached.
+/// Queue pops between two deadline checks and progress calls of [`descend`].
+const CHECK_EVERY: u64 = 256;
+
+/// Where a running [`descend`] stands, given to its progress callback every [`CHECK_EVERY`] pops.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DescentProgress {
+    /// Gain so far.
+    pub(crate) gain: i64,
+    /// Nodes popped so far over popped plus queued: an estimate of the work done, in `[0, 1)`.
+    pub(crate) fraction: f64,
+}
+
+/// Runs `improver` from queued nodes until the queue empties (a local optimum) or `deadline` passes,
+/// calling `progress` every [`CHECK_EVERY`] pops (the callback cannot change the search, so results do
+/// not depend on it). Returns the total gain and whether the optimum was reached.
 pub(crate) fn descend<T: Tour>(
     improver: &mut impl Improver,
     ctx: &Context<'_>,
     tour: &mut T,
     queue: &mut ActiveQueue,
     deadline: Option<Instant>,
+    progress: &mut dyn FnMut(DescentProgress),
 ) -> (i64, bool) {
     let mut gain = 0;
     let mut touched = Vec::new();
-    let mut steps = 0u32;
+    let mut steps = 0u64;
     while let Some(t1) = queue.pop() {
-        steps = steps.wrapping_add(1);
-        if steps % 256 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
-            queue.push(t1);
-            return (gain, false);
+        steps += 1;
+        if steps % CHECK_EVERY == 0 {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                queue.push(t1);
+                return (gain, false);
+            }
+            progress(DescentProgress {
+                gain,
+                fraction: steps as f64 / (steps + queue.len() as u64 + 1) as f64,
+            });
         }
         touched.clear();
         let g = improver.improve(ctx, tour, t1, &mut touched);
@@ -134,5 +159,65 @@ impl<A: Improver, B: Improver> Improver for Both<A, B> {
         } else {
             self.1.improve(ctx, tour, t1, touched)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::CostCache;
+    use crate::relabel::Labels;
+    use crate::tour::ArrayTour;
+    use crate::two_opt::TwoOpt;
+    use crate::CandidateLists;
+
+    /// Points on a line visited in a scrambled order: the descent pops every node at least once.
+    #[test]
+    fn descent_reports_progress_periodically() {
+        let n = 2000;
+        let cost = |a: usize, b: usize| a.abs_diff(b) as i64;
+        let lists = (0..n)
+            .map(|a: usize| {
+                let near = a.saturating_sub(3)..(a + 4).min(n);
+                near.filter(|&b| b != a)
+                    .map(|b| (b as u32, cost(a, b)))
+                    .collect()
+            })
+            .collect();
+        let cands = CandidateLists::from_lists(lists).unwrap();
+        let labels = Labels::from_order(&(0..n).collect::<Vec<_>>());
+        let neighbours = Neighbours::with_dummy(&cands, &labels);
+        let cache = CostCache::new(n + 1);
+        let ctx = Context {
+            costs: PathCosts::new(&cost, &labels, &cache),
+            neighbours: &neighbours,
+        };
+        let mut order: Vec<usize> = (0..n).map(|i| (i * 7919) % n).collect();
+        order.push(n);
+        let mut tour = ArrayTour::from_order(&order);
+        let mut queue = ActiveQueue::new(n + 1);
+        for &v in &order {
+            queue.push(v);
+        }
+        let mut reports = Vec::new();
+        let (gain, finished) = descend(
+            &mut Both(TwoOpt, crate::or_opt::OrOpt),
+            &ctx,
+            &mut tour,
+            &mut queue,
+            None,
+            &mut |p| reports.push(p),
+        );
+        assert!(finished && gain > 0);
+        assert!(
+            reports.len() >= n / CHECK_EVERY as usize,
+            "{}",
+            reports.len()
+        );
+        for w in reports.windows(2) {
+            assert!(w[0].gain <= w[1].gain);
+        }
+        assert!(reports.iter().all(|p| (0.0..1.0).contains(&p.fraction)));
+        assert!(reports.last().unwrap().gain <= gain);
     }
 }

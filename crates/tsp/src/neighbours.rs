@@ -1,9 +1,12 @@
 //! The solver's neighbour lists over the `n + 1` tour nodes: each real node's candidates preceded by the
 //! dummy node (cost 0), so that every move may also make a node a path end.
 //!
+//! Nodes are in the solver's internal ids ([`Labels`]); each list keeps the caller's order of entries.
+//!
 //! Cost: `O(n K)` time and memory to build. Source: the dummy-node reduction of a Hamiltonian path to a
 //! tour (Lawler et al., "The Traveling Salesman Problem", 1985, ch. 3). Caller: [`crate::solve_path`].
 
+use crate::relabel::Labels;
 use crate::CandidateLists;
 
 /// CSR neighbour lists of the tour nodes `0..=n` (the dummy `n` has none: moves from it gain nothing).
@@ -14,18 +17,26 @@ pub(crate) struct Neighbours {
 }
 
 impl Neighbours {
-    /// Lists of `cands` with the dummy node `cands.len()` first in every real node's list.
-    pub(crate) fn with_dummy(cands: &CandidateLists) -> Self {
+    /// Lists of `cands` in the internal ids of `labels`, with the dummy node `cands.len()` first in every
+    /// real node's list.
+    pub(crate) fn with_dummy(cands: &CandidateLists, labels: &Labels) -> Self {
         let n = cands.len();
+        debug_assert_eq!(labels.len(), n);
         let mut offsets = Vec::with_capacity(n + 2);
         let mut nodes = Vec::with_capacity(cands.num_entries() + n);
         let mut costs = Vec::with_capacity(cands.num_entries() + n);
         offsets.push(0);
         for v in 0..n {
+            let old = labels.old(v);
             nodes.push(n as u32);
             costs.push(0);
-            nodes.extend_from_slice(cands.neighbours(v));
-            costs.extend_from_slice(cands.costs(v));
+            nodes.extend(
+                cands
+                    .neighbours(old)
+                    .iter()
+                    .map(|&u| labels.internal(u as usize) as u32),
+            );
+            costs.extend_from_slice(cands.costs(old));
             offsets.push(nodes.len());
         }
         offsets.push(nodes.len());

@@ -4,6 +4,9 @@
 //! beyond the candidate lists, and `n·K` times to check the lists. Source: SPEC section 4
 //! (`d_w(g,h) = n(g) + n(h) - 2a(g,h)`); caller: every stage of [`crate::solve_path`].
 
+use crate::cache::CostCache;
+use crate::relabel::Labels;
+
 /// The exact cost of an edge between two nodes.
 ///
 /// # Contract
@@ -25,19 +28,31 @@ where
     }
 }
 
-/// The oracle of the solver's internal tour: the `n` real nodes plus one dummy node `n` at cost 0 to every
-/// node, which turns a Hamiltonian path with free ends into a tour (the two tour edges at the dummy mark
-/// the path's ends).
+/// The oracle of the solver's internal tour: the `n` real nodes in internal ids ([`Labels`]) plus one dummy
+/// node `n` at cost 0 to every node, which turns a Hamiltonian path with free ends into a tour (the two
+/// tour edges at the dummy mark the path's ends).
 #[derive(Clone, Copy)]
 pub(crate) struct PathCosts<'a> {
     oracle: &'a dyn CostOracle,
+    labels: &'a Labels,
+    cache: &'a CostCache,
     dummy: usize,
 }
 
 impl<'a> PathCosts<'a> {
-    /// Wraps `oracle` for `n` real nodes (the dummy is node `n`).
-    pub(crate) fn new(oracle: &'a dyn CostOracle, n: usize) -> Self {
-        Self { oracle, dummy: n }
+    /// Wraps `oracle` for the `labels.len()` real nodes (the dummy is node `labels.len()`), remembering
+    /// answers in `cache`.
+    pub(crate) fn new(
+        oracle: &'a dyn CostOracle,
+        labels: &'a Labels,
+        cache: &'a CostCache,
+    ) -> Self {
+        Self {
+            oracle,
+            labels,
+            cache,
+            dummy: labels.len(),
+        }
     }
 
     /// The dummy node's id (= the number of real nodes).
@@ -45,13 +60,20 @@ impl<'a> PathCosts<'a> {
         self.dummy
     }
 
-    /// The cost of `{a, b}` in the tour: 0 at the dummy, the oracle's otherwise.
+    /// The cost of `{a, b}` in the tour: 0 at the dummy, the oracle's (through the cache) otherwise.
     #[inline]
     pub(crate) fn cost(&self, a: usize, b: usize) -> i64 {
         if a == self.dummy || b == self.dummy {
             0
         } else {
-            self.oracle.cost(a, b)
+            self.cache.get(a, b, || {
+                self.oracle.cost(self.labels.old(a), self.labels.old(b))
+            })
         }
+    }
+
+    /// Oracle calls made through these costs so far.
+    pub(crate) fn oracle_calls(&self) -> u64 {
+        self.cache.misses()
     }
 }

@@ -10,13 +10,15 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use crate::cache::CostCache;
 use crate::construct::{initial_path, Construction};
 use crate::kick::Kick;
 use crate::lk::LinKernighan;
-use crate::local_search::{descend, ActiveQueue, Both, Context, Improver};
+use crate::local_search::{descend, ActiveQueue, Both, Context, DescentProgress, Improver};
 use crate::neighbours::Neighbours;
 use crate::or_opt::OrOpt;
 use crate::oracle::PathCosts;
+use crate::relabel::Labels;
 use crate::tour::{ArrayTour, Journal, Tour, TwoLevelTour};
 use crate::two_opt::TwoOpt;
 use crate::{lower_bound, CandidateLists, CostOracle, TspError};
@@ -148,7 +150,7 @@ impl SolverOptions {
 pub enum Phase {
     /// The initial path is built (reported once, when done).
     Construction,
-    /// Local search to a local optimum (reported at its start and end).
+    /// Local search to a local optimum (reported at its start, about every 100 ms and at its end).
     LocalSearch,
     /// Chained kicks (reported about every 100 ms).
     Kicks,
@@ -167,7 +169,9 @@ pub struct Progress {
     pub cost: i64,
     /// Kicks made so far.
     pub kicks: u64,
-    /// Fraction of the kick budget used, in `[0, 1]` (the largest over the budgets set).
+    /// In [`Phase::Kicks`], the fraction of the kick budget used, in `[0, 1]` (the largest over the
+    /// budgets set). In [`Phase::LocalSearch`], an estimate of the search done: nodes processed over
+    /// processed plus queued (with LK, the 2-opt + Or-opt descent covers the first half).
     pub fraction: f64,
 }
 
@@ -194,6 +198,9 @@ pub struct SolveStats {
     pub after_local_search_cost: i64,
     /// False when the time limit stopped the first local search before a local optimum.
     pub reached_local_optimum: bool,
+    /// Oracle calls of the local search and kicks (pairs outside the candidate lists that missed the
+    /// solver's cost cache); the up-front check of the lists adds one per candidate entry.
+    pub oracle_calls: u64,
 }
 
 /// A Hamiltonian path and its quality.
@@ -230,7 +237,7 @@ pub fn path_cost<O: CostOracle + ?Sized>(order: &[usize], oracle: &O) -> i64 {
 
 /// Finds a low-cost Hamiltonian path (free ends) over the nodes of `cands`.
 ///
-/// `progress` receives reports at phase changes and about every 100 ms of kicks.
+/// `progress` receives reports at phase changes and about every 100 ms of local search and kicks.
 ///
 /// # Errors
 /// [`TspError::InvalidOption`] for out-of-domain options; [`TspError::CostMismatch`] when a candidate
@@ -253,6 +260,7 @@ pub fn solve_path(
         opts,
         progress,
         start: Instant::now(),
+        last_report: Instant::now(),
         stats: SolveStats::default(),
     };
     let order = solver.run();
@@ -290,11 +298,16 @@ struct Solver<'a, 'p> {
     opts: &'a SolverOptions,
     progress: &'p mut dyn FnMut(&Progress),
     start: Instant,
+    last_report: Instant,
     stats: SolveStats,
 }
 
+/// Interval of the periodic progress reports during local search and kicks.
+const REPORT_EVERY: Duration = Duration::from_millis(100);
+
 impl Solver<'_, '_> {
     fn report(&mut self, phase: Phase, cost: i64, kicks: u64, fraction: f64) {
+        self.last_report = Instant::now();
         (self.progress)(&Progress {
             phase,
             elapsed: self.start.elapsed(),
@@ -302,6 +315,13 @@ impl Solver<'_, '_> {
             kicks,
             fraction,
         });
+    }
+
+    /// Reports when [`REPORT_EVERY`] has passed since the last report.
+    fn tick(&mut self, phase: Phase, cost: i64, kicks: u64, fraction: f64) {
+        if self.last_report.elapsed() >= REPORT_EVERY {
+            self.report(phase, cost, kicks, fraction);
+        }
     }
 
     fn deadline(&self) -> Option<Instant> {
@@ -316,23 +336,28 @@ impl Solver<'_, '_> {
         self.stats.initial_cost = path_cost(&order, self.oracle);
         self.report(Phase::Construction, self.stats.initial_cost, 0, 0.0);
         if n >= 3 {
-            order.push(n); // the dummy node closes the path into a tour
-            let neighbours = Neighbours::with_dummy(self.cands);
+            // Internal ids follow the initial path, which becomes `0, 1, …, n-1` then the dummy node `n`
+            // closing it into a tour.
+            let labels = Labels::from_order(&order);
+            let neighbours = Neighbours::with_dummy(self.cands, &labels);
+            let cache = CostCache::new(n + 1);
             let ctx = Context {
-                costs: PathCosts::new(self.oracle, n),
+                costs: PathCosts::new(self.oracle, &labels, &cache),
                 neighbours: &neighbours,
             };
+            let internal: Vec<usize> = (0..=n).collect();
             let two_level = match self.opts.tour {
-                TourKind::Auto => order.len() >= TWO_LEVEL_MIN_NODES,
+                TourKind::Auto => internal.len() >= TWO_LEVEL_MIN_NODES,
                 TourKind::Array => false,
                 TourKind::TwoLevel => true,
             };
             let (tracked, tour_order) = if two_level {
-                self.improve_with::<TwoLevelTour>(&ctx, &order)
+                self.improve_with::<TwoLevelTour>(&ctx, &internal)
             } else {
-                self.improve_with::<ArrayTour>(&ctx, &order)
+                self.improve_with::<ArrayTour>(&ctx, &internal)
             };
-            order = tour_order;
+            order = labels.to_old(&tour_order);
+            self.stats.oracle_calls = ctx.costs.oracle_calls();
             debug_assert_eq!(
                 tracked,
                 path_cost(&order, self.oracle),
@@ -386,10 +411,16 @@ impl Solver<'_, '_> {
             for v in tour.order_from(ctx.costs.dummy()) {
                 queue.push(v);
             }
+            let base = cost;
+            let mut on_progress = |p: DescentProgress| {
+                let fraction = (pass as f64 + p.fraction) / passes as f64;
+                self.tick(Phase::LocalSearch, base - p.gain, 0, fraction);
+            };
             let (gain, finished) = if pass == 0 {
-                descend(&mut Both(TwoOpt, OrOpt), ctx, tour, &mut queue, deadline)
+                let two_opt = &mut Both(TwoOpt, OrOpt);
+                descend(two_opt, ctx, tour, &mut queue, deadline, &mut on_progress)
             } else {
-                descend(improver, ctx, tour, &mut queue, deadline)
+                descend(improver, ctx, tour, &mut queue, deadline, &mut on_progress)
             };
             cost -= gain;
             done &= finished;
@@ -431,7 +462,6 @@ impl Solver<'_, '_> {
         let deadline = self.deadline();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(opts.seed);
         let mut stall = 0u64;
-        let mut last_report = Instant::now();
         self.report(Phase::Kicks, cost, 0, 0.0);
         loop {
             let kicks = self.stats.kicks;
@@ -447,10 +477,7 @@ impl Solver<'_, '_> {
             if fraction >= 1.0 || deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
-            if last_report.elapsed() >= Duration::from_millis(100) {
-                last_report = Instant::now();
-                self.report(Phase::Kicks, cost, kicks, fraction);
-            }
+            self.tick(Phase::Kicks, cost, kicks, fraction);
             let kick = Kick::random(tour, opts.kick_span, &mut rng);
             let before = cost;
             cost += kick.delta(|a, b| ctx.cost(a, b));
@@ -458,7 +485,7 @@ impl Solver<'_, '_> {
             for v in kick.nodes {
                 queue.push(v);
             }
-            let (gain, finished) = descend(improver, ctx, tour, queue, deadline);
+            let (gain, finished) = descend(improver, ctx, tour, queue, deadline, &mut |_| {});
             cost -= gain;
             self.stats.kicks += 1;
             if !finished || cost > before {

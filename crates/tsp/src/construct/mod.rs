@@ -8,8 +8,8 @@ pub(crate) mod nearest;
 
 use crate::{CandidateLists, CostOracle};
 
-/// How many not-yet-used nodes or fragments a construction scans, by oracle, when candidate lists offer
-/// no way on: bounds the cost at `O(n × JOIN_SCAN)` oracle calls.
+/// How many not-yet-used nodes nearest neighbour scans, by oracle, when candidate lists offer no way on:
+/// bounds the cost at `O(n × JOIN_SCAN)` oracle calls (greedy uses its own, shorter scan).
 pub(crate) const JOIN_SCAN: usize = 64;
 
 /// The construction heuristic for the initial path.
