@@ -39,13 +39,16 @@
 //!   (Fredman et al.'s two-level doubly-linked list, O(√n) per flip) takes over from
 //!   [`TWO_LEVEL_MIN_NODES`] nodes ([`TourKind`]). Both make identical moves, so results do not depend
 //!   on the choice; on 10k uniform points with 10k kicks the two-level list needed 2.6 s of CPU against
-//!   7.3 s for the array.
+//!   7.3 s for the array (measured before the two-level list's rank-array runs, which made it faster).
 //! - **Greedy start.** Greedy matching gives the best starts for 2-opt and LK (Johnson & McGeoch);
 //!   leftover fragments are chained through a bounded oracle scan, so no stage is quadratic.
 //! - **Internal ids follow the initial path.** The improvement stages renumber the nodes in the order of
 //!   the initial path, so that tour links, neighbour lists and don't-look bits of nodes close in the tour
 //!   are close in memory; the answer is mapped back to the caller's ids. On the shuffled 1M-row Poisson
-//!   grid, whose ids are random, this took the 2-opt + Or-opt descent from 31 s to 28 s (identical moves).
+//!   grid, whose ids are random, this took the 2-opt + Or-opt descent from 31 s to 28 s (identical moves,
+//!   measured at load 3.6); with the cost cache and the two-level list's changes the descent takes
+//!   15 s and construction 1.1 s on a quiet machine (`cargo bench --bench tsp -- poisson 100 --ls 2opt
+//!   --no-chain`).
 //! - **Costs are cached.** Candidate costs come from the neighbour lists; other pairs go through a
 //!   cache of oracle answers with four slots per node (the pair's lower id), since an oracle call merges
 //!   two footprints stored in the caller's random order. Slots by node keep the lookups of a search
