@@ -133,7 +133,7 @@ impl Reorderer {
         self
     }
 
-    /// Where the TSP path starts (`None`: the default for the sampler, see [`Self::start_order`]).
+    /// Where the TSP path starts (`None`: the default, see [`Self::start_order`]).
     pub fn start(mut self, start: Option<StartOrder>) -> Self {
         self.start = start;
         self
@@ -211,11 +211,9 @@ impl Reorderer {
             PermuteMode::Rows => (Permutation::identity(a.ncols()), None),
             PermuteMode::Cols | PermuteMode::Both => {
                 let seen_t = seen.transpose();
-                let full_t = if sample.is_some() && self.start_order() == StartOrder::Rcm {
-                    full.transpose()
-                } else {
-                    seen_t.clone()
-                };
+                // Without a sample the seen pattern is the full one: no second transpose.
+                let full_t = sample.is_some().then(|| full.transpose());
+                let structure_t = full_t.as_ref().unwrap_or(&seen_t);
                 let col_max = sample.as_ref().map(column_max_latency);
                 let col_lat =
                     sample
@@ -225,7 +223,8 @@ impl Reorderer {
                             entries: &s.entry_latency,
                             row_max: m,
                         });
-                let (q, r) = self.order_side(&seen_t, &full_t, false, col_lat, "cols", progress)?;
+                let (q, r) =
+                    self.order_side(&seen_t, structure_t, false, col_lat, "cols", progress)?;
                 (q, Some(r))
             }
         };
