@@ -3,12 +3,12 @@
 
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
-use spmv_reorder::locality::CacheShape;
+use spmv_reorder::locality::CacheModel;
 use spmv_reorder::mtx::{self, MatrixMarket, ReadOptions, Symmetry, WriteOptions};
 use spmv_reorder::plot::{spy_png, SpyOptions};
 use spmv_reorder::reorder::{
-    Method, PermuteMode, ReorderReport, Reorderer, Reordering, SamplerChoice, Stage, StartOrder,
-    WindowSpec,
+    Method, OrderCost, PermuteMode, ReorderReport, Reorderer, Reordering, SamplerChoice, Stage,
+    StartOrder, WindowSpec,
 };
 use spmv_reorder::spmv::bench::{self, BenchConfig, Comparison};
 use std::path::{Path, PathBuf};
@@ -65,12 +65,12 @@ pub struct ReorderArgs {
     threads: Option<usize>,
     /// Where the TSP path starts: greedy (matching of candidate edges), given (the order as
     /// read), rcm (reverse Cuthill-McKee of the full pattern, then windows and path refine it).
-    /// Default: greedy with full information, given on a sample.
+    /// Default: rcm.
     #[arg(long, value_name = "START")]
     start: Option<StartOrder>,
-    /// Return the TSP path even when a modelled L1 cache (32 KiB, 8-way) shows SpMV's `x` reads
-    /// missing less in the input or the RCM start order (by default the order with the fewest
-    /// modelled misses is returned).
+    /// Return the TSP path even when a cache model (L1 32 KiB 8-way, L2 1 MiB 16-way, with the
+    /// matrix streams) prices SpMV's `x` reads lower in the input or the RCM start order (by
+    /// default the order whose modelled misses cost least is returned).
     #[arg(long)]
     no_cache_check: bool,
     /// Candidate neighbours per window in the window graph.
@@ -202,7 +202,7 @@ fn reorderer(args: &ReorderArgs) -> anyhow::Result<Reorderer> {
         .time_limit(time_limit)
         .neighbours(args.neighbours)
         .start(args.start)
-        .cache_check((!args.no_cache_check).then(CacheShape::default)))
+        .cache_check((!args.no_cache_check).then(CacheModel::default)))
 }
 
 /// Refuses an output path that names the input file (the input is never overwritten).
@@ -401,11 +401,11 @@ impl Summary<'_> {
         if let Some(c) = r.rows.as_ref().and_then(|s| s.cache_check.as_ref()) {
             writeln!(
                 out,
-                "  cache      modelled L1 misses of x: input {}{}, TSP path {}: returned the {} order",
-                c.x_misses_input,
-                c.x_misses_start
-                    .map_or(String::new(), |m| format!(", RCM start {m}")),
-                c.x_misses_path,
+                "  cache      modelled x misses (L1/L2): input {}{}, TSP path {}: returned the {} order",
+                misses(&c.input),
+                c.start
+                    .map_or(String::new(), |m| format!(", RCM start {}", misses(&m))),
+                misses(&c.path),
                 c.kept
             )?;
         }
@@ -444,6 +444,11 @@ impl Summary<'_> {
         }
         Ok(())
     }
+}
+
+/// `L1/L2` modelled misses of one order, as the summary prints them.
+fn misses(c: &OrderCost) -> String {
+    format!("{}/{}", c.l1_misses, c.l2_misses)
 }
 
 fn percent_change(before: u64, after: u64) -> String {

@@ -1,13 +1,15 @@
 //! A deterministic model of what the order of rows and columns costs in cache: the misses of the
-//! `x[col]` reads of one CSR SpMV under a set-associative LRU cache (by default a 32 KiB, 8-way L1
-//! data cache with 64-byte lines holding `f64`s).
+//! `x[col]` reads of one CSR SpMV under set-associative LRU caches (by default a 32 KiB, 8-way L1
+//! data cache with 64-byte lines holding `f64`s, and a 1 MiB, 16-way L2).
 //!
 //! `D` (SPEC section 2) only sees columns shared by *consecutive* rows; the cache reuses `x` across
 //! every row whose accesses fit in it. Under cachegrind (`scripts/cache_misses.py`) paths that
-//! minimise `D` had 5-15% more L1 misses than RCM on the bundled matrices whose `x` exceeds L1, so
-//! the pipeline uses this model to choose between its start order and the path. Only `x` is
-//! modelled: the matrix arrays and `y` are streamed in the same amount whatever the order.
-//! Cost `O(nnz · ways)`, sequential, no allocation beyond the cache's tags.
+//! minimise `D` had 5-15% more L1 misses than RCM on the bundled mesh matrices whose `x` exceeds
+//! L1, so the pipeline uses this model to choose between its start order and the path.
+//! [`x_misses`] models `x` alone; [`spmv_x_misses`] puts the matrix streams and `y` in the same
+//! caches (they take ways from `x`) and feeds a second level with the first level's misses;
+//! [`CacheModel`] prices the misses in cycles. Cost `O(nnz · ways)`, sequential, no allocation
+//! beyond the caches' tags.
 
 use spmv_reorder_sparse::{CsrMatrix, Permutation, Value};
 
@@ -71,6 +73,141 @@ pub fn x_misses<T: Value>(
         }
     }
     misses
+}
+
+/// Misses of the `x` reads of `y = B·x` for `B = P·A·Qᵀ` as in [`x_misses`], in a hierarchy of
+/// caches (`levels[0]` first; an access reaches level `k + 1` only when it missed level `k`, as in
+/// cachegrind's model), with the rest of the product's traffic in the same caches: per row the
+/// `row_ptr` entry, per nonzero its `u32` column index and `f64` value (read in the order of `B`,
+/// so sequentially), and the row's `y` store. These streams are the same whatever the order, but
+/// they take ways away from `x`: on rows with many nonzeros the `x` lines of the previous rows are
+/// gone sooner than an `x`-only model assumes. Under cachegrind the `x`-only model called RCM's
+/// order 3.3x better than a TSP path on e40r0100 (32 nonzeros a row) where the simulated L1 had
+/// 0.7% *fewer* misses with the path; this model says 1.02x. Each array starts at a set boundary
+/// of every level (large allocations are page-aligned). Returns the `x` misses of each level.
+///
+/// # Panics
+/// As [`x_misses`]; also if the levels' line sizes differ (a caller bug).
+pub fn spmv_x_misses<T: Value>(
+    a: &CsrMatrix<T>,
+    rows: &Permutation,
+    cols: &Permutation,
+    levels: &[CacheShape],
+) -> Vec<u64> {
+    assert_eq!(rows.len(), a.nrows(), "row permutation length");
+    assert_eq!(cols.len(), a.ncols(), "column permutation length");
+    let mut caches: Vec<LruCache> = levels.iter().map(LruCache::new).collect();
+    let mut misses = vec![0u64; levels.len()];
+    let Some(first) = levels.first() else {
+        return misses;
+    };
+    assert!(
+        levels.iter().all(|l| l.line_bytes == first.line_bytes),
+        "every level needs the same line size"
+    );
+    let line = first.line_bytes.max(1);
+    let align = caches.iter().map(|c| c.sets).max().unwrap_or(1);
+    // Array regions in lines, each rounded up to a whole number of every level's sets.
+    let lines_of = |bytes: usize| bytes.div_ceil(line).div_ceil(align) * align;
+    let ptr_base = lines_of(a.ncols() * first.element_bytes);
+    let col_base = ptr_base + lines_of((a.nrows() + 1) * 8);
+    let val_base = col_base + lines_of(a.nnz() * 4);
+    let y_base = val_base + lines_of(a.nnz() * 8);
+    // Touches `line` level by level; the number of levels it missed.
+    let mut touch = |l: usize| {
+        let mut missed = 0;
+        for cache in caches.iter_mut() {
+            if cache.access(l) {
+                break;
+            }
+            missed += 1;
+        }
+        missed
+    };
+    let col_pos = cols.old_to_new();
+    let mut k = 0usize;
+    for (i, &old_row) in rows.new_to_old().iter().enumerate() {
+        touch(ptr_base + (i + 1) * 8 / line);
+        for &c in a.row(old_row).0 {
+            touch(col_base + k * 4 / line);
+            touch(val_base + k * 8 / line);
+            let missed = touch(col_pos[c as usize] * first.element_bytes / line);
+            for m in &mut misses[..missed] {
+                *m += 1;
+            }
+            k += 1;
+        }
+        touch(y_base + i * 8 / line);
+    }
+    misses
+}
+
+/// What the `x` reads of one SpMV are modelled to cost: [`spmv_x_misses`] in an L1 and an L2,
+/// each miss priced by the latency of the level that serves it.
+///
+/// The default is one core of this project's machines (hwloc: L1d 32 KiB, L2 1 MiB) with
+/// typical load-to-use latencies of current x86 server cores: 14 cycles from L2, about 60 from
+/// L3 or beyond (Intel's optimization manual gives 14 and 50-70 for Skylake-SP). Pricing L2
+/// misses matters where `x` exceeds L2: on a shuffled 60³ Poisson grid a TSP path had 3% fewer L1
+/// misses than RCM under cachegrind but 3.5% more L2 misses, and was slower.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheModel {
+    /// The first level.
+    pub l1: CacheShape,
+    /// The second level (fed by the first level's misses).
+    pub l2: CacheShape,
+    /// Cycles of an `x` read served by L2.
+    pub l2_hit_cycles: u64,
+    /// Cycles of an `x` read that misses L2 too.
+    pub beyond_l2_cycles: u64,
+}
+
+impl Default for CacheModel {
+    fn default() -> Self {
+        Self {
+            l1: CacheShape::default(),
+            l2: CacheShape {
+                bytes: 1024 * 1024,
+                ways: 16,
+                ..CacheShape::default()
+            },
+            l2_hit_cycles: 14,
+            beyond_l2_cycles: 60,
+        }
+    }
+}
+
+/// The modelled cost of one order: misses per level and the cycles they cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ModelledCost {
+    /// `x` reads that missed L1.
+    pub l1_misses: u64,
+    /// `x` reads that missed L2 as well.
+    pub l2_misses: u64,
+    /// `(l1_misses - l2_misses)·l2_hit_cycles + l2_misses·beyond_l2_cycles`.
+    pub cycles: u64,
+}
+
+impl CacheModel {
+    /// The modelled cost of the `x` reads of `y = B·x`, `B = P·A·Qᵀ` (`rows` = `P`, `cols` = `Q`).
+    ///
+    /// # Panics
+    /// As [`spmv_x_misses`].
+    pub fn cost<T: Value>(
+        &self,
+        a: &CsrMatrix<T>,
+        rows: &Permutation,
+        cols: &Permutation,
+    ) -> ModelledCost {
+        let m = spmv_x_misses(a, rows, cols, &[self.l1, self.l2]);
+        let (l1_misses, l2_misses) = (m[0], m[1]);
+        ModelledCost {
+            l1_misses,
+            l2_misses,
+            cycles: (l1_misses - l2_misses) * self.l2_hit_cycles
+                + l2_misses * self.beyond_l2_cycles,
+        }
+    }
 }
 
 /// Set-associative LRU tags: each set keeps its lines most recent first.
@@ -170,9 +307,130 @@ mod tests {
     }
 
     #[test]
+    fn streams_take_ways_from_x() {
+        // Two rows reading the same two x lines (columns 0..16): with x alone in a 2-way, one-set
+        // cache the second row hits both; with the streams, col and val lines evict them.
+        let t: Vec<(usize, usize, ())> = (0..2)
+            .flat_map(|r| (0..16).map(move |c| (r, c, ())))
+            .collect();
+        let a = CsrMatrix::from_triplets(2, 16, t).unwrap();
+        let id = |n| Permutation::identity(n);
+        let s = shape(128, 2);
+        assert_eq!(x_misses(&a, &id(2), &id(16), &s), 2);
+        let m = spmv_x_misses(&a, &id(2), &id(16), &[s])[0];
+        assert!(m > 2, "streams must evict x ({m} misses)");
+        // A cache large enough for every array keeps only the two compulsory misses.
+        assert_eq!(
+            spmv_x_misses(&a, &id(2), &id(16), &[shape(64 * 1024, 8)]),
+            [2]
+        );
+    }
+
+    /// A fully associative LRU list of `ways` lines; `touch` is true on a hit.
+    struct LruList(Vec<usize>, usize);
+
+    impl LruList {
+        fn touch(&mut self, l: usize) -> bool {
+            let hit = self.0.contains(&l);
+            self.0.retain(|&t| t != l);
+            self.0.insert(0, l);
+            self.0.truncate(self.1);
+            hit
+        }
+    }
+
+    #[test]
+    fn spmv_model_equals_a_brute_force_trace() {
+        // Same traffic, replayed by hand through two fully associative levels (one set each, so
+        // regions need no rounding): L1 of 2 lines, L2 of 8 lines fed by L1's misses.
+        let a = CsrMatrix::from_triplets(
+            4,
+            40,
+            vec![
+                (0, 0, ()),
+                (0, 33, ()),
+                (1, 9, ()),
+                (2, 0, ()),
+                (2, 17, ()),
+                (3, 39, ()),
+            ],
+        )
+        .unwrap();
+        let p = Permutation::from_new_to_old(vec![2, 0, 3, 1]).unwrap();
+        let q = Permutation::identity(40);
+        let lines = |bytes: usize| bytes.div_ceil(64);
+        let p0 = lines(40 * 8);
+        let c0 = p0 + lines(5 * 8);
+        let v0 = c0 + lines(6 * 4);
+        let y0 = v0 + lines(6 * 8);
+        let (mut l1, mut l2) = (LruList(Vec::new(), 2), LruList(Vec::new(), 8));
+        let mut touch = |l: usize| {
+            if l1.touch(l) {
+                0
+            } else if l2.touch(l) {
+                1
+            } else {
+                2
+            }
+        };
+        let (mut misses, mut k) = ([0u64; 2], 0);
+        for (i, &r) in p.new_to_old().iter().enumerate() {
+            touch(p0 + (i + 1) * 8 / 64);
+            for &c in a.row(r).0 {
+                touch(c0 + k * 4 / 64);
+                touch(v0 + k * 8 / 64);
+                for m in &mut misses[..touch(c as usize / 8)] {
+                    *m += 1;
+                }
+                k += 1;
+            }
+            touch(y0 + i * 8 / 64);
+        }
+        let got = spmv_x_misses(&a, &p, &q, &[shape(128, 2), shape(512, 8)]);
+        assert_eq!(got, misses);
+        assert!(
+            got[0] > got[1],
+            "the trace must exercise both levels: {got:?}"
+        );
+        // One level alone is the first level of the hierarchy.
+        assert_eq!(spmv_x_misses(&a, &p, &q, &[shape(128, 2)]), [misses[0]]);
+    }
+
+    #[test]
+    fn cost_prices_each_level_by_the_latency_that_serves_it() {
+        let model = CacheModel {
+            l1: shape(128, 2),
+            l2: shape(256, 4),
+            l2_hit_cycles: 10,
+            beyond_l2_cycles: 100,
+        };
+        let a = CsrMatrix::from_triplets(
+            3,
+            64,
+            vec![
+                (0, 0, ()),
+                (0, 63, ()),
+                (1, 20, ()),
+                (2, 0, ()),
+                (2, 40, ()),
+            ],
+        )
+        .unwrap();
+        let id = |n| Permutation::identity(n);
+        let c = model.cost(&a, &id(3), &id(64));
+        let m = spmv_x_misses(&a, &id(3), &id(64), &[model.l1, model.l2]);
+        assert_eq!((c.l1_misses, c.l2_misses), (m[0], m[1]));
+        assert_eq!(c.cycles, (m[0] - m[1]) * 10 + m[1] * 100);
+    }
+
+    #[test]
     fn empty_matrix_has_no_misses() {
         let a: CsrMatrix<()> = CsrMatrix::from_triplets(0, 0, vec![]).unwrap();
         let id = Permutation::identity(0);
         assert_eq!(x_misses(&a, &id, &id, &CacheShape::default()), 0);
+        assert_eq!(
+            CacheModel::default().cost(&a, &id, &id),
+            ModelledCost::default()
+        );
     }
 }

@@ -12,7 +12,9 @@
 //!   lower bound.
 //! - [`Axis`]: the column model is the row model of `Aᵀ`.
 //! - [`x_misses`]: the misses of SpMV's `x` reads under a modelled LRU cache ([`CacheShape`]),
-//!   which sees the reuse across many rows that `D` does not.
+//!   alone or ([`spmv_x_misses`]) with the matrix streams competing for a hierarchy of caches;
+//!   [`CacheModel`] prices them in cycles. The model sees the reuse across many rows that `D`
+//!   does not.
 //!
 //! The SPEC worked example: rows `{0,1}, {1,2}, {5}, {0,1,2}`.
 //!
@@ -89,7 +91,7 @@ mod index;
 mod par;
 mod windows;
 
-pub use cache_model::{x_misses, CacheShape};
+pub use cache_model::{spmv_x_misses, x_misses, CacheModel, CacheShape, ModelledCost};
 pub use distance::{
     adjacent_row_distances, intersection_len, row_distance, set_distance, total_distance, Axis,
 };

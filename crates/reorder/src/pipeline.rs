@@ -5,12 +5,11 @@
 //! Cost: sampling `O(sample)`; windows and graph `O(nnz)` plus the candidate search; the TSP solve
 //! within its budget. Called by the `spmv-reorder` main job and `evaluate`.
 
-use crate::report::{CacheCheck, ReorderReport, SideReport, TspReport};
+use crate::report::{CacheCheck, OrderCost, ReorderReport, SideReport, TspReport};
 use crate::windows::{windows_for, SampledLatencies};
 use crate::{Method, PermuteMode, ReorderError, SamplerChoice, StartOrder, WindowSpec};
 use spmv_reorder_locality::{
-    total_distance, windowed_distance, x_misses, CacheShape, GraphOptions, Parallelism,
-    WindowGraph, Windows,
+    total_distance, windowed_distance, CacheModel, GraphOptions, Parallelism, WindowGraph, Windows,
 };
 use spmv_reorder_peers::{self as peers, PeerOptions};
 use spmv_reorder_sampling::{sample, Sample, SampleOptions};
@@ -60,7 +59,7 @@ pub struct Reorderer {
     neighbours: usize,
     max_kicks: Option<u64>,
     start: Option<StartOrder>,
-    cache_check: Option<CacheShape>,
+    cache_check: Option<CacheModel>,
 }
 
 impl Default for Reorderer {
@@ -84,7 +83,7 @@ impl Reorderer {
             neighbours: 8,
             max_kicks: None,
             start: None,
-            cache_check: Some(CacheShape::default()),
+            cache_check: Some(CacheModel::default()),
         }
     }
     /// The ordering method.
@@ -147,13 +146,14 @@ impl Reorderer {
         self.start.unwrap_or(StartOrder::Rcm)
     }
 
-    /// The cache check of the TSP method (default: a 32 KiB 8-way L1): the misses of SpMV's `x`
-    /// reads are modelled for the input order, the RCM start order and the path, and the order
-    /// with the fewest is returned (ties go to the path, then the input). `D` rewards only columns
-    /// shared by consecutive rows; the check guards the reuse across many rows that RCM or the
-    /// input may have and the path lost. `None` always returns the path.
-    pub fn cache_check(mut self, shape: Option<CacheShape>) -> Self {
-        self.cache_check = shape;
+    /// The cache check of the TSP method (default: [`CacheModel::default`], a 32 KiB 8-way L1
+    /// and a 1 MiB 16-way L2): the cost of SpMV's `x` reads, with the matrix streams in the same
+    /// caches, is modelled for the input order, the RCM start order and the path, and the order
+    /// that costs least is returned (ties go to the path, then the input). `D` rewards only
+    /// columns shared by consecutive rows; the check guards the reuse across many rows that RCM
+    /// or the input may have and the path lost. `None` always returns the path.
+    pub fn cache_check(mut self, model: Option<CacheModel>) -> Self {
+        self.cache_check = model;
         self
     }
 
@@ -412,8 +412,8 @@ impl Reorderer {
         };
         let lengths = windows.lengths();
         let (perm, cache_check) = match &self.cache_check {
-            Some(shape) => {
-                let (perm, check) = cache_check(structure, symmetric, first, path, shape);
+            Some(model) => {
+                let (perm, check) = cache_check(structure, symmetric, first, path, model);
                 (perm, Some(check))
             }
             None => (path, None),
@@ -456,16 +456,16 @@ pub(crate) fn path_gap(cost: i64, bound: i64) -> Option<f64> {
 }
 
 /// The cache check of a TSP side: among the input order, the start order (when there is one
-/// besides the input) and the path, the one whose `x` reads miss least under `shape`; ties go to
-/// the path, then the input. Returns it with the counts.
+/// besides the input) and the path, the one whose `x` reads cost least under `model`; ties go to
+/// the path, then the input. Returns it with the modelled costs.
 fn cache_check(
     structure: &CsrMatrix<()>,
     symmetric: bool,
     start: Option<Permutation>,
     path: Permutation,
-    shape: &CacheShape,
+    model: &CacheModel,
 ) -> (Permutation, CacheCheck) {
-    let misses = |rows: &Permutation| {
+    let cost = |rows: &Permutation| -> OrderCost {
         let identity;
         let cols = if symmetric {
             rows
@@ -473,26 +473,23 @@ fn cache_check(
             identity = Permutation::identity(structure.ncols());
             &identity
         };
-        x_misses(structure, rows, cols, shape)
+        model.cost(structure, rows, cols).into()
     };
     let input = Permutation::identity(structure.nrows());
-    let x_misses_input = misses(&input);
-    let x_misses_start = start.as_ref().map(misses);
-    let x_misses_path = misses(&path);
+    let input_cost = cost(&input);
+    let start_cost = start.as_ref().map(cost);
+    let path_cost = cost(&path);
     // In order of preference on a tie: the objective's best, then no change at all.
-    let mut choices = vec![
-        ("path", x_misses_path, path),
-        ("input", x_misses_input, input),
-    ];
-    choices.extend(start.zip(x_misses_start).map(|(p, m)| ("start", m, p)));
+    let mut choices = vec![("path", path_cost, path), ("input", input_cost, input)];
+    choices.extend(start.zip(start_cost).map(|(p, c)| ("start", c, p)));
     let best = (0..choices.len())
-        .min_by_key(|&k| choices[k].1)
+        .min_by_key(|&k| choices[k].1.cycles)
         .expect("the path is always a choice");
     let (kept, _, perm) = choices.swap_remove(best);
     let check = CacheCheck {
-        x_misses_input,
-        x_misses_start,
-        x_misses_path,
+        input: input_cost,
+        start: start_cost,
+        path: path_cost,
         kept,
     };
     (perm, check)
@@ -595,33 +592,34 @@ mod tests {
     }
 
     #[test]
-    fn cache_check_returns_the_order_with_the_fewest_modelled_misses() {
+    fn cache_check_returns_the_order_whose_modelled_misses_cost_least() {
         // x of a 120 x 120 grid (115 KB) does not fit the modelled 32 KiB L1.
         let (a, _) = shuffle_symmetric(&poisson2d(120, 120).unwrap(), 3).unwrap();
-        let shape = CacheShape::default();
+        let model = CacheModel::default();
         let checked = quick().run(&a).unwrap();
         let side = checked.report.rows.as_ref().unwrap();
         let c = side.cache_check.as_ref().expect("checked by default");
-        let start = c.x_misses_start.expect("an RCM start");
-        let got = x_misses(&a, &checked.rows, &checked.cols, &shape);
-        assert_eq!(got, c.x_misses_path.min(start).min(c.x_misses_input));
+        let start = c.start.expect("an RCM start").cycles;
+        let got = model.cost(&a, &checked.rows, &checked.cols).cycles;
+        assert_eq!(got, c.path.cycles.min(start).min(c.input.cycles));
         let id = Permutation::identity(a.nrows());
-        assert_eq!(c.x_misses_input, x_misses(&a, &id, &id, &shape));
-        let want = if c.x_misses_path <= start.min(c.x_misses_input) {
+        assert_eq!(c.input, OrderCost::from(model.cost(&a, &id, &id)));
+        let want = if c.path.cycles <= start.min(c.input.cycles) {
             "path"
-        } else if c.x_misses_input <= start {
+        } else if c.input.cycles <= start {
             "input"
         } else {
             "start"
         };
         assert_eq!(c.kept, want);
-        assert!(c.x_misses_input > start, "RCM beats a shuffled input");
+        assert!(c.input.cycles > start, "RCM beats a shuffled input");
+        assert!(c.input.l1_misses >= c.input.l2_misses);
         let unchecked = quick().cache_check(None).run(&a).unwrap();
         let rows = unchecked.report.rows.as_ref().unwrap();
         assert!(rows.cache_check.is_none());
         assert_eq!(
-            x_misses(&a, &unchecked.rows, &unchecked.cols, &shape),
-            c.x_misses_path,
+            OrderCost::from(model.cost(&a, &unchecked.rows, &unchecked.cols)),
+            c.path,
             "without the check the path is returned"
         );
         assert_eq!(
@@ -631,7 +629,7 @@ mod tests {
         // A greedy start has no start order besides the input to compare with.
         let greedy = quick().start(Some(StartOrder::Greedy)).run(&a).unwrap();
         let g = greedy.report.rows.unwrap().cache_check.unwrap();
-        assert!(g.x_misses_start.is_none() && g.x_misses_input == c.x_misses_input);
+        assert!(g.start.is_none() && g.input == c.input);
     }
 
     #[test]
@@ -639,7 +637,8 @@ mod tests {
         let grid = poisson2d(30, 30).unwrap();
         let natural = total_distance(&grid, Parallelism::Sequential);
         let (a, _) = shuffle_symmetric(&grid, 5).unwrap();
-        let r = quick().run(&a).unwrap();
+        // The path itself (its x fits L1, where the cache check may keep even a shuffled order).
+        let r = quick().cache_check(None).run(&a).unwrap();
         let rep = &r.report;
         assert_eq!(rep.permute, "symmetric");
         // Rows of a 5-point grid share at most 2 columns, so d >= 6 per row pair: the natural order
@@ -672,6 +671,7 @@ mod tests {
         let (a, _) = shuffle_symmetric(&poisson2d(20, 20).unwrap(), 9).unwrap();
         for (sampler, window) in [("random:0.3", "var"), ("all", "4"), ("random:0.5", "1")] {
             let r = quick()
+                .cache_check(None)
                 .sampler(sampler.parse().unwrap())
                 .windows(window.parse().unwrap())
                 .run(&a)

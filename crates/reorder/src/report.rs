@@ -1,5 +1,6 @@
 //! [`ReorderReport`]: what a reordering did and measured, serialised as `--report FILE.json`.
 
+use spmv_reorder_locality::ModelledCost;
 use spmv_reorder_sampling::Coverage;
 use spmv_reorder_tsp::PathSolution;
 
@@ -74,19 +75,41 @@ pub struct SideReport {
     pub cache_check: Option<CacheCheck>,
 }
 
-/// The TSP side's cache check: misses of SpMV's `x` reads under a modelled L1 cache
-/// ([`spmv_reorder_locality::x_misses`], full pattern) in the input order, the start order and
-/// the path's order; the order with the fewest is returned.
+/// The TSP side's cache check: the modelled cost of SpMV's `x` reads
+/// ([`spmv_reorder_locality::CacheModel`]: L1 and L2 misses with the matrix streams, priced in
+/// cycles; full pattern) in the input order, the start order and the path's order; the order
+/// that costs least is returned.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct CacheCheck {
-    /// Modelled misses in the order as read.
-    pub x_misses_input: u64,
-    /// Modelled misses in the RCM start order (`None` for the other starts).
-    pub x_misses_start: Option<u64>,
-    /// Modelled misses in the path's order.
-    pub x_misses_path: u64,
+    /// The order as read.
+    pub input: OrderCost,
+    /// The RCM start order (`None` for the other starts).
+    pub start: Option<OrderCost>,
+    /// The path's order.
+    pub path: OrderCost,
     /// `"path"`, `"start"` or `"input"`: the order returned.
     pub kept: &'static str,
+}
+
+/// The modelled cost of the `x` reads of one SpMV in one order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct OrderCost {
+    /// `x` reads that miss L1.
+    pub l1_misses: u64,
+    /// `x` reads that miss L2 as well.
+    pub l2_misses: u64,
+    /// What they cost in cycles (the check's criterion).
+    pub cycles: u64,
+}
+
+impl From<ModelledCost> for OrderCost {
+    fn from(c: ModelledCost) -> Self {
+        OrderCost {
+            l1_misses: c.l1_misses,
+            l2_misses: c.l2_misses,
+            cycles: c.cycles,
+        }
+    }
 }
 
 impl SideReport {
