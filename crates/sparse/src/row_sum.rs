@@ -54,11 +54,11 @@ mod tests {
         for start in [0, 1] {
             for end in start..=9 {
                 let (mut even, mut odd) = (-0.0, -0.0);
-                for k in start..end {
-                    if (k - start) % 2 == 0 {
-                        even += t[k];
+                for (i, &term) in t[start..end].iter().enumerate() {
+                    if i % 2 == 0 {
+                        even += term;
                     } else {
-                        odd += t[k];
+                        odd += term;
                     }
                 }
                 let got = row_sum(start..end, |k| t[k]);
