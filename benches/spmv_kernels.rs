@@ -6,6 +6,8 @@
 //! Ratio mode (a plain table of best-of-N times and ratios, measured side by side, plus the
 //! triad-derived bound on the Poisson grid):
 //!     cargo bench --bench spmv_kernels -- --ratios
+//! Its `chk/unchk` column is the safe twin (bounds checks, no prefetch) over the unchecked
+//! nnz-balanced kernel, both on 1 thread: what the unsafe hot loop gains.
 //! Environment: `SPMV_BENCH_MATRICES` (directory of `*.mtx`/`*.mtx.gz`, default `matrices/`;
 //! `none` to skip), `SPMV_BENCH_POISSON` (grid side, default 100, i.e. 1M rows; 0 to skip),
 //! `SPMV_BENCH_THREADS` (parallel thread count, default all CPUs).

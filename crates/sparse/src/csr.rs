@@ -386,21 +386,19 @@ impl<T: Value> CsrMatrix<T> {
     }
 
     /// Reference product `y = A·x` on one thread, in the plainest loop: the oracle every kernel is
-    /// tested against. Values enter through [`Value::to_f64`].
+    /// tested against. Values enter through [`Value::to_f64`]. Each row is summed in the order of
+    /// [`row_sum`](crate::row_sum) (even and odd positions in two accumulators from -0.0), the
+    /// order the row kernels of `spmv-reorder-spmv` use too, so they agree with it bitwise.
     ///
     /// # Panics
     /// If `x.len() != ncols` or `y.len() != nrows`.
     pub fn mul_vec_reference(&self, x: &[f64], y: &mut [f64]) {
         assert_eq!(x.len(), self.ncols, "x length");
         assert_eq!(y.len(), self.nrows, "y length");
+        let (cols, vals) = (&self.col_idx, &self.values);
         for (i, yi) in y.iter_mut().enumerate() {
-            let (c, v) = self.row(i);
-            // -0.0 is the additive identity of IEEE 754 (0.0 + -0.0 would turn a row summing to
-            // -0.0 into +0.0); the kernels start from the same value, so they agree bitwise.
-            *yi = c
-                .iter()
-                .zip(v)
-                .fold(-0.0, |s, (&c, &v)| s + v.to_f64() * x[c as usize]);
+            let row = self.row_ptr[i]..self.row_ptr[i + 1];
+            *yi = crate::row_sum(row, |k| vals[k].to_f64() * x[cols[k] as usize]);
         }
     }
 }

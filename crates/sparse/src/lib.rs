@@ -3,6 +3,8 @@
 //! - [`CsrMatrix<T>`]: compressed sparse rows with `u32` column indices and `usize` offsets.
 //! - [`Permutation`]: a bijection kept in both directions, with the convention
 //!   `B = P·A·Qᵀ ⇒ B·(Q·x) = P·(A·x)`.
+//! - [`row_sum`]: the one summation order of a row of `y = A·x` (two accumulators, even and odd
+//!   positions), shared by the reference product and the parallel kernels.
 //! - [`Value`]: the entry types, one per Matrix Market field (`f64`, `i64`, [`Complex64`], and `()`
 //!   for patterns), and [`AnyCsr`], a matrix of any of them.
 //!
@@ -38,6 +40,7 @@ mod any;
 mod csr;
 mod error;
 mod perm;
+mod row_sum;
 mod value;
 
 pub use any::{AnyCsr, Field};
@@ -45,6 +48,7 @@ pub use csr::{split_by_offsets, CsrMatrix, MAX_DIM};
 pub use error::SparseError;
 pub use num_complex::Complex64;
 pub use perm::Permutation;
+pub use row_sum::row_sum;
 pub use value::Value;
 
 #[cfg(test)]
