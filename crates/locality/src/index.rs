@@ -104,7 +104,7 @@ impl EntryCodec {
 
     /// `n(h)` of `entry`'s window, from the entry unless it did not fit.
     #[inline]
-    pub(crate) fn len(self, entry: u32, footprints: &Footprints) -> u32 {
+    pub(crate) fn len(self, entry: u32, footprints: &Footprints<'_>) -> u32 {
         let len = entry & self.len_max();
         if len == self.len_max() {
             footprints.footprint_len(self.window(entry) as usize) as u32
@@ -126,7 +126,7 @@ pub(crate) struct ColumnIndex<O> {
 impl<O: Offset> ColumnIndex<O> {
     /// Inverts `footprints`. The windows must fit `codec` and the number of footprint entries
     /// must fit `O` (checked by the caller).
-    pub(crate) fn new(footprints: &Footprints, codec: EntryCodec, par: Parallelism) -> Self {
+    pub(crate) fn new(footprints: &Footprints<'_>, codec: EntryCodec, par: Parallelism) -> Self {
         let ncols = footprints.ncols();
         let ranges = balanced_ranges(footprints.offsets(), par.threads());
         // Per chunk: its windows' count in every column.
@@ -188,7 +188,7 @@ impl<O: Offset> ColumnIndex<O> {
 
     /// `(window, n(window))` of `entry`.
     #[cfg(test)]
-    fn decode(&self, entry: u32, footprints: &Footprints) -> (u32, u32) {
+    fn decode(&self, entry: u32, footprints: &Footprints<'_>) -> (u32, u32) {
         (self.codec.window(entry), self.codec.len(entry, footprints))
     }
 
@@ -202,7 +202,7 @@ impl<O: Offset> ColumnIndex<O> {
 }
 
 /// The positions in [`Footprints::columns`] of the windows of `range`.
-fn chunk_entries(footprints: &Footprints, range: &Range<usize>) -> Range<usize> {
+fn chunk_entries(footprints: &Footprints<'_>, range: &Range<usize>) -> Range<usize> {
     footprints.offsets()[range.start]..footprints.offsets()[range.end]
 }
 
