@@ -164,7 +164,11 @@ impl<'a> WindowGraph<'a> {
         let mut neighbours = vec![0u32; nw * stride];
         let mut overlaps = vec![0u32; nw * stride];
         let mut counts = vec![0u32; nw];
-        let ranges = balanced_ranges(footprints.offsets(), 8 * par.threads());
+        // Many more chunks than threads: on a machine shared with other work a thread may lose
+        // its core for a while, and the others then take over its remaining chunks (the SpMV
+        // the benches compare with splits its rows into chunks of 4096; 64 per thread are about
+        // 8000 windows each for 1M windows on 2 threads).
+        let ranges = balanced_ranges(footprints.offsets(), 64 * par.threads());
         let search = CandidateSearch {
             footprints: &footprints,
             index: &index,
