@@ -45,7 +45,10 @@ pub fn set_distance(s: &[u32], t: &[u32]) -> u64 {
 /// branch on it mispredicts about once per step (measured: the variable windows of a shuffled
 /// 1M-row grid, two merges per row, took twice as long with a `match`). Each step still waits for
 /// the previous one (its loads depend on the advanced positions), while the pairs of short lists
-/// are compared independently of each other (a 3D 7-point grid's rows have 7 columns).
+/// are compared independently of each other (a 3D 7-point grid's rows have 7 columns). Measured
+/// on the 1M adjacent row pairs of a shuffled 100³ grid, one thread, best of 15: 29.3 ms merging,
+/// 20.0 ms comparing all pairs, although the pairs take more instructions (cachegrind on the
+/// 64k-row grid's variable windows: 94M against 51M).
 pub fn intersection_len(s: &[u32], t: &[u32]) -> usize {
     if s.len().saturating_mul(t.len()) <= 64 {
         return s
