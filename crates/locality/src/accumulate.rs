@@ -142,11 +142,17 @@ impl Accumulator for HashAccumulator {
         let mut slot = ((key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize & mask;
         // At low load the first probe nearly always ends the search, so the only branch is
         // predictable; whether the key was new (about half the adds, at random) is selected
-        // without a branch (measured: the branchy version mispredicted there).
+        // without a branch (measured: the branchy version mispredicted there). The probe ends on
+        // a slot holding `key` or empty (key part `u32::MAX`, never a key), tested as one
+        // `min(held ^ key, !held) == 0`: written as `empty | held == key`, the compiler split it
+        // into two branches again, one of them on "new or not" (measured with cachegrind's
+        // branch simulation on a shuffled 64k-row grid, w=1: 23 mispredicts per window less;
+        // on the 1M-row grid the whole build took about 20% less time).
         loop {
             let packed = self.slots[slot];
-            let empty = packed == Self::EMPTY;
-            if empty | (packed >> 32 == key as u64) {
+            let held = (packed >> 32) as u32;
+            if (held ^ key).min(!held) == 0 {
+                let empty = packed == Self::EMPTY;
                 self.slots[slot] = if empty {
                     (key as u64) << 32 | 1
                 } else {

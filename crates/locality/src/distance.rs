@@ -5,7 +5,7 @@
 //! ([`crate::Windows::variable`]), the `info` subcommand of the CLI (through the facade) and the tests.
 //! Columns use the same functions on `Aᵀ` ([`Axis::Columns`]).
 
-use crate::par::{balanced_ranges, Parallelism};
+use crate::par::{balanced_ranges, range_bounds, split_mut_at, Parallelism};
 use spmv_reorder_sparse::{CsrMatrix, Value};
 
 /// Which side of the matrix a model describes.
@@ -38,12 +38,24 @@ pub fn set_distance(s: &[u32], t: &[u32]) -> u64 {
     (s.len() + t.len()) as u64 - 2 * intersection_len(s, t) as u64
 }
 
-/// `|S ∩ T|` for two strictly increasing lists, by a merge: `O(|S| + |T|)`.
+/// `|S ∩ T|` for two strictly increasing lists, by a merge: `O(|S| + |T|)`; short lists
+/// (`|S|·|T| <= 64`) compare every pair instead.
 ///
 /// The merge steps are selected without branches: which list advances is data-dependent and a
 /// branch on it mispredicts about once per step (measured: the variable windows of a shuffled
-/// 1M-row grid, two merges per row, took twice as long with a `match`).
+/// 1M-row grid, two merges per row, took twice as long with a `match`). Each step still waits for
+/// the previous one (its loads depend on the advanced positions), while the pairs of short lists
+/// are compared independently of each other (a 3D 7-point grid's rows have 7 columns). Measured
+/// on the 1M adjacent row pairs of a shuffled 100³ grid, one thread, best of 15: 29.3 ms merging,
+/// 20.0 ms comparing all pairs, although the pairs take more instructions (cachegrind on the
+/// 64k-row grid's variable windows: 94M against 51M).
 pub fn intersection_len(s: &[u32], t: &[u32]) -> usize {
+    if s.len().saturating_mul(t.len()) <= 64 {
+        return s
+            .iter()
+            .map(|&a| t.iter().map(|&b| (a == b) as usize).sum::<usize>())
+            .sum();
+    }
     let (mut i, mut j, mut common) = (0, 0, 0);
     while i < s.len() && j < t.len() {
         let (a, b) = (s[i], t[j]);
@@ -66,12 +78,17 @@ pub fn row_distance<T: Value>(a: &CsrMatrix<T>, i: usize, j: usize) -> u64 {
 pub fn adjacent_row_distances<T: Value>(a: &CsrMatrix<T>, par: Parallelism) -> Vec<u64> {
     let pairs = a.nrows().saturating_sub(1);
     let ranges = balanced_ranges(&a.row_ptr()[..=pairs], 4 * par.threads());
-    par.map(ranges, |range| {
-        range
-            .map(|i| row_distance(a, i, i + 1))
-            .collect::<Vec<u64>>()
-    })
-    .concat()
+    let mut distances = vec![0u64; pairs];
+    let pieces = split_mut_at(&mut distances, &range_bounds(&ranges, 1));
+    par.map(
+        ranges.into_iter().zip(pieces).collect(),
+        |(range, piece)| {
+            for (d, i) in piece.iter_mut().zip(range) {
+                *d = row_distance(a, i, i + 1);
+            }
+        },
+    );
+    distances
 }
 
 /// `D = Σ_{i=0}^{n-2} d(i, i+1)` (0 for fewer than two rows). `O(nnz)`, parallel over rows.
@@ -101,6 +118,21 @@ mod tests {
         for par in [Parallelism::Sequential, Parallelism::Rayon] {
             assert_eq!(total_distance(&a, par), 9);
             assert_eq!(adjacent_row_distances(&a, par), vec![2, 3, 4]);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn intersection_matches_brute_force(
+            s in proptest::collection::btree_set(0u32..200, 0..40),
+            t in proptest::collection::btree_set(0u32..200, 0..40),
+        ) {
+            // Short pairs compare every pair, longer ones merge.
+            let (s, t): (Vec<u32>, Vec<u32>) = (s.into_iter().collect(), t.into_iter().collect());
+            let expect = s.iter().filter(|c| t.contains(c)).count();
+            proptest::prop_assert_eq!(intersection_len(&s, &t), expect);
+            proptest::prop_assert_eq!(intersection_len(&t, &s), expect);
+            proptest::prop_assert_eq!(set_distance(&s, &t), (s.len() + t.len() - 2 * expect) as u64);
         }
     }
 

@@ -1,8 +1,10 @@
 //! Window footprints `F_g` (sorted distinct columns of a window's rows), `n(g) = |F_g|`,
 //! `d_w(g,h) = n(g) + n(h) - 2a(g,h)` and `D_w = Σ_g d_w(g, g+1)`.
 //!
-//! Building is `O(nnz)` plus a sort per multi-row window (`O(nnz log w)` at most), parallel over
-//! windows; memory `O(nnz + windows)`. A distance is a merge, `O(n(g) + n(h))`. SPEC section 2
+//! Building is free for one row per window (the footprints borrow the matrix's rows), `O(nnz)`
+//! for windows of one or two rows (a copy or a merge) plus a sort per window of three rows or
+//! more (`O(nnz log w)` at most), parallel over windows; memory `O(nnz + windows)` (none when
+//! borrowed). A distance is a merge, `O(n(g) + n(h))`. SPEC section 2
 //! (thesis 4.2, equations 4.3-4.4). Called by [`crate::WindowGraph`] and by the CLI's `info` (D_w).
 
 use crate::distance::set_distance;
@@ -10,27 +12,32 @@ use crate::error::LocalityError;
 use crate::par::{balanced_ranges, even_ranges, split_mut_at, Parallelism};
 use crate::windows::{check_window_order, Windows};
 use spmv_reorder_sparse::{CsrMatrix, Value};
+use std::borrow::Cow;
 
 /// The footprints of a partition into windows, stored as a CSR of columns: window `g`'s columns
-/// are `cols[ptr[g]..ptr[g+1]]`.
+/// are `cols[ptr[g]..ptr[g+1]]`. With one row per window the footprints are the rows themselves
+/// and borrow the matrix's arrays (no copy); otherwise they own their arrays.
 ///
 /// # Invariants
 /// `ptr.len() == windows + 1`, `ptr[0] == 0`, non-decreasing, `ptr[windows] == cols.len()`; each
-/// window's columns strictly increase and are `< ncols`. Upheld by construction.
+/// window's columns strictly increase and are `< ncols`. Upheld by construction (a borrowed
+/// matrix upholds them as a [`CsrMatrix`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Footprints {
+pub struct Footprints<'a> {
     ncols: usize,
-    ptr: Vec<usize>,
-    cols: Vec<u32>,
+    ptr: Cow<'a, [usize]>,
+    cols: Cow<'a, [u32]>,
 }
 
-impl Footprints {
-    /// The footprints of `windows` over the rows of `a` (values are ignored).
+impl<'a> Footprints<'a> {
+    /// The footprints of `windows` over the rows of `a` (values are ignored). One row per window
+    /// borrows `a`'s row offsets and columns; other windows merge (two rows) or sort (more) their
+    /// rows' columns into new arrays.
     ///
     /// # Errors
     /// [`LocalityError::RowCountMismatch`] when the windows do not partition `a`'s rows.
     pub fn new<T: Value>(
-        a: &CsrMatrix<T>,
+        a: &'a CsrMatrix<T>,
         windows: &Windows,
         par: Parallelism,
     ) -> Result<Self, LocalityError> {
@@ -39,28 +46,26 @@ impl Footprints {
             // One row per window: the footprints are the rows themselves.
             return Ok(Self {
                 ncols: a.ncols(),
-                ptr: a.row_ptr().to_vec(),
-                cols: a.col_idx().to_vec(),
+                ptr: Cow::Borrowed(a.row_ptr()),
+                cols: Cow::Borrowed(a.col_idx()),
             });
         }
         let row_ptr = a.row_ptr();
-        // Window g's entries are cols[entry_ptr[g]..entry_ptr[g+1]] before deduplication.
+        // Window g's entries are at most entry_ptr[g+1] - entry_ptr[g]: each chunk of windows
+        // writes its footprints at the front of its region of `cols`, then the regions are packed.
         let entry_ptr: Vec<usize> = windows.starts().iter().map(|&r| row_ptr[r]).collect();
-        let mut cols = a.col_idx().to_vec();
+        let mut cols = vec![0u32; a.nnz()];
         let ranges = balanced_ranges(&entry_ptr, 4 * par.threads());
         let bounds: Vec<usize> = std::iter::once(0)
             .chain(ranges.iter().map(|r| entry_ptr[r.end]))
             .collect();
         let pieces = split_mut_at(&mut cols, &bounds);
         let items = ranges.into_iter().zip(pieces).collect();
-        // Each chunk deduplicates its windows in place, packed at the front of its piece.
         let lengths_per_chunk = par.map(items, |(range, piece)| {
-            let base = entry_ptr[range.start];
             let mut write = 0;
             range
                 .map(|g| {
-                    let (lo, hi) = (entry_ptr[g] - base, entry_ptr[g + 1] - base);
-                    let len = sort_dedup_into(piece, lo..hi, write, windows.rows(g).len() > 1);
+                    let len = union_into(a, windows.rows(g), &mut piece[write..]);
                     write += len;
                     len
                 })
@@ -72,7 +77,9 @@ impl Footprints {
         for (&chunk_start, lengths) in bounds.iter().zip(lengths_per_chunk) {
             let used: usize = lengths.iter().sum();
             let packed = ptr[ptr.len() - 1];
-            cols.copy_within(chunk_start..chunk_start + used, packed);
+            if packed != chunk_start {
+                cols.copy_within(chunk_start..chunk_start + used, packed);
+            }
             for len in lengths {
                 ptr.push(ptr[ptr.len() - 1] + len);
             }
@@ -81,8 +88,8 @@ impl Footprints {
         cols.shrink_to_fit();
         Ok(Self {
             ncols: a.ncols(),
-            ptr,
-            cols,
+            ptr: Cow::Owned(ptr),
+            cols: Cow::Owned(cols),
         })
     }
 
@@ -178,27 +185,52 @@ pub fn windowed_distance<T: Value>(
     Ok(Footprints::new(a, windows, par)?.windowed_distance(par))
 }
 
-/// Sorts (when `sort`) and deduplicates `piece[range]`, writing the result at `piece[write..]`
-/// (`write <= range.start`); returns its length.
-fn sort_dedup_into(
-    piece: &mut [u32],
-    range: std::ops::Range<usize>,
-    write: usize,
-    sort: bool,
-) -> usize {
-    let entries = &mut piece[range.clone()];
-    if sort {
-        entries.sort_unstable();
-    }
-    let mut len = 0;
-    for k in range {
-        let c = piece[k];
-        if len == 0 || piece[write + len - 1] != c {
-            piece[write + len] = c;
-            len += 1;
+/// Writes `F_g`, the sorted distinct columns of `rows`, at the front of `out` (which has room for
+/// all their entries); returns `n(g)`. One row is copied, two rows are merged (the common case
+/// of variable windows), more rows are copied, sorted and deduplicated: `O(entries log entries)`.
+fn union_into<T: Value>(a: &CsrMatrix<T>, rows: std::ops::Range<usize>, out: &mut [u32]) -> usize {
+    match rows.len() {
+        1 => {
+            let row = a.row(rows.start).0;
+            out[..row.len()].copy_from_slice(row);
+            row.len()
+        }
+        2 => merge_union(a.row(rows.start).0, a.row(rows.start + 1).0, out),
+        _ => {
+            let entries = a.row_ptr()[rows.end] - a.row_ptr()[rows.start];
+            let out = &mut out[..entries];
+            out.copy_from_slice(&a.col_idx()[a.row_ptr()[rows.start]..a.row_ptr()[rows.end]]);
+            out.sort_unstable();
+            let mut len = 0;
+            for k in 0..out.len() {
+                let c = out[k];
+                if len == 0 || out[len - 1] != c {
+                    out[len] = c;
+                    len += 1;
+                }
+            }
+            len
         }
     }
-    len
+}
+
+/// `S ∪ T` of two strictly increasing lists, written at the front of `out` (room for
+/// `|S| + |T|`); returns its length. The merge steps are selected without branches, as in
+/// [`crate::intersection_len`].
+fn merge_union(s: &[u32], t: &[u32], out: &mut [u32]) -> usize {
+    let (mut i, mut j, mut k) = (0, 0, 0);
+    while i < s.len() && j < t.len() {
+        let (a, b) = (s[i], t[j]);
+        out[k] = a.min(b);
+        k += 1;
+        i += (a <= b) as usize;
+        j += (b <= a) as usize;
+    }
+    let (s_rest, t_rest) = (&s[i..], &t[j..]);
+    out[k..k + s_rest.len()].copy_from_slice(s_rest);
+    k += s_rest.len();
+    out[k..k + t_rest.len()].copy_from_slice(t_rest);
+    k + t_rest.len()
 }
 
 #[cfg(test)]

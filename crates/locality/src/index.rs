@@ -104,7 +104,7 @@ impl EntryCodec {
 
     /// `n(h)` of `entry`'s window, from the entry unless it did not fit.
     #[inline]
-    pub(crate) fn len(self, entry: u32, footprints: &Footprints) -> u32 {
+    pub(crate) fn len(self, entry: u32, footprints: &Footprints<'_>) -> u32 {
         let len = entry & self.len_max();
         if len == self.len_max() {
             footprints.footprint_len(self.window(entry) as usize) as u32
@@ -126,22 +126,23 @@ pub(crate) struct ColumnIndex<O> {
 impl<O: Offset> ColumnIndex<O> {
     /// Inverts `footprints`. The windows must fit `codec` and the number of footprint entries
     /// must fit `O` (checked by the caller).
-    pub(crate) fn new(footprints: &Footprints, codec: EntryCodec, par: Parallelism) -> Self {
+    pub(crate) fn new(footprints: &Footprints<'_>, codec: EntryCodec, par: Parallelism) -> Self {
         let ncols = footprints.ncols();
         let ranges = balanced_ranges(footprints.offsets(), par.threads());
-        // Per chunk: its windows' count in every column.
-        let counts: Vec<Vec<u32>> = par.map(ranges.clone(), |range| {
-            let mut count = vec![0u32; ncols];
+        // Per chunk: its windows' count in every column, turned in place into the chunk's first
+        // slot in every column (no second array per chunk).
+        let mut slots: Vec<Vec<O>> = par.map(ranges.clone(), |range| {
+            let mut count = vec![O::from_usize(0); ncols];
             for &c in &footprints.columns()[chunk_entries(footprints, &range)] {
-                count[c as usize] += 1;
+                let n = &mut count[c as usize];
+                *n = O::from_usize(n.to_usize() + 1);
             }
             count
         });
-        // Turn counts into each chunk's first slot per column.
-        let (ptr, slots) = first_slots::<O>(ncols, counts);
-        let entries: Vec<AtomicU32> = (0..footprints.columns().len())
-            .map(|_| AtomicU32::new(0))
-            .collect();
+        let ptr = counts_to_first_slots(ncols, &mut slots);
+        // Initialised in parallel: the first touch of each page (a fault) is most of the cost.
+        let entries: Vec<AtomicU32> =
+            par.collect_indexed(footprints.columns().len(), |_| AtomicU32::new(0));
         par.map(
             ranges.into_iter().zip(slots).collect(),
             |(range, mut next)| {
@@ -188,7 +189,7 @@ impl<O: Offset> ColumnIndex<O> {
 
     /// `(window, n(window))` of `entry`.
     #[cfg(test)]
-    fn decode(&self, entry: u32, footprints: &Footprints) -> (u32, u32) {
+    fn decode(&self, entry: u32, footprints: &Footprints<'_>) -> (u32, u32) {
         (self.codec.window(entry), self.codec.len(entry, footprints))
     }
 
@@ -202,28 +203,25 @@ impl<O: Offset> ColumnIndex<O> {
 }
 
 /// The positions in [`Footprints::columns`] of the windows of `range`.
-fn chunk_entries(footprints: &Footprints, range: &Range<usize>) -> Range<usize> {
+fn chunk_entries(footprints: &Footprints<'_>, range: &Range<usize>) -> Range<usize> {
     footprints.offsets()[range.start]..footprints.offsets()[range.end]
 }
 
-/// From per-chunk column counts, the column offsets `ptr` and, per chunk, the first slot of each
-/// column (chunk `t`'s slots in column `c` follow those of chunks `< t`).
-fn first_slots<O: Offset>(ncols: usize, counts: Vec<Vec<u32>>) -> (Vec<O>, Vec<Vec<O>>) {
+/// Turns per-chunk column counts into, per chunk, the first slot of each column (chunk `t`'s
+/// slots in column `c` follow those of chunks `< t`), and returns the column offsets `ptr`.
+fn counts_to_first_slots<O: Offset>(ncols: usize, counts: &mut [Vec<O>]) -> Vec<O> {
     let mut ptr = Vec::with_capacity(ncols + 1);
     ptr.push(O::from_usize(0));
-    let mut slots: Vec<Vec<O>> = counts
-        .iter()
-        .map(|_| vec![O::from_usize(0); ncols])
-        .collect();
     let mut next = 0usize;
     for c in 0..ncols {
-        for (count, slot) in counts.iter().zip(slots.iter_mut()) {
-            slot[c] = O::from_usize(next);
-            next += count[c] as usize;
+        for count in counts.iter_mut() {
+            let n = count[c].to_usize();
+            count[c] = O::from_usize(next);
+            next += n;
         }
         ptr.push(O::from_usize(next));
     }
-    (ptr, slots)
+    ptr
 }
 
 #[cfg(test)]

@@ -58,7 +58,9 @@
 //!   the sample, and [`Windows::row_order`] gives the permutation to apply to the full matrix.
 //! - **Columns are rows of `Aᵀ`** ([`Axis::Columns`]): no second code path to keep in sync.
 //! - **Footprints as a CSR of columns** (memory `O(nnz)`), distances by merging sorted lists: exact
-//!   `d_w` for any pair costs `O(n(g) + n(h))` with no hashing.
+//!   `d_w` for any pair costs `O(n(g) + n(h))` with no hashing. With one row per window they
+//!   *are* the matrix's rows, so [`Footprints`] and [`WindowGraph`] borrow the matrix (lifetime
+//!   `'a`) instead of copying it.
 //! - **Candidates by an inverted index and reusable accumulators** (SpGEMM-style, `F·Fᵀ` row by
 //!   row): nothing is allocated per window. Each thread owns a small open-addressing table, sized
 //!   to the window's work and cleared through its list of used slots, which stays in L1 where a

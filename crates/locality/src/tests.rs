@@ -162,6 +162,35 @@ proptest! {
     }
 
     #[test]
+    fn footprints_match_brute_force((a, w) in arb_windowed(24, 16)) {
+        // Windows of one, two and more rows (merged, sorted), and one row per window, which
+        // borrows the matrix's arrays instead of copying them.
+        let rows = Windows::single_rows(a.nrows());
+        for windows in [&w, &rows] {
+            let expect: Vec<Vec<u32>> = sets(&a, windows)
+                .into_iter()
+                .map(|f| {
+                    let mut f: Vec<u32> = f.into_iter().collect();
+                    f.sort_unstable();
+                    f
+                })
+                .collect();
+            for par in [Parallelism::Sequential, Parallelism::Rayon] {
+                let f = Footprints::new(&a, windows, par).unwrap();
+                prop_assert_eq!(f.len(), windows.len());
+                prop_assert_eq!(f.offsets().len(), windows.len() + 1);
+                prop_assert_eq!(f.columns().len(), *f.offsets().last().unwrap());
+                for (g, e) in expect.iter().enumerate() {
+                    prop_assert_eq!(f.get(g), &e[..]);
+                }
+            }
+        }
+        let f = Footprints::new(&a, &rows, Parallelism::Rayon).unwrap();
+        prop_assert!(std::ptr::eq(f.columns(), a.col_idx()));
+        prop_assert!(std::ptr::eq(f.offsets(), a.row_ptr()));
+    }
+
+    #[test]
     fn candidates_match_brute_force_top_k((a, w) in arb_windowed(24, 16), k in 0usize..6, by_cost in any::<bool>()) {
         let rank = if by_cost { CandidateRank::Cost } else { CandidateRank::Overlap };
         let f = sets(&a, &w);

@@ -524,7 +524,7 @@ fn column_max_latency(s: &Sample) -> Vec<Option<u32>> {
 }
 
 /// The window graph as the TSP solver sees it: `cost(g, h) = d_w(g, h)`.
-struct WindowCost<'a>(&'a WindowGraph);
+struct WindowCost<'a>(&'a WindowGraph<'a>);
 
 impl CostOracle for WindowCost<'_> {
     fn cost(&self, a: usize, b: usize) -> i64 {
@@ -533,7 +533,7 @@ impl CostOracle for WindowCost<'_> {
 }
 
 /// Each window's candidates with cost `n(g) + n(h) - 2·a(g,h)`.
-fn candidate_lists(graph: &WindowGraph) -> Result<CandidateLists, ReorderError> {
+fn candidate_lists(graph: &WindowGraph<'_>) -> Result<CandidateLists, ReorderError> {
     let mut offsets = Vec::with_capacity(graph.len() + 1);
     offsets.push(0);
     let mut neighbours = Vec::new();
