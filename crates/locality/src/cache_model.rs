@@ -83,7 +83,7 @@ pub fn x_misses<T: Value>(
 /// they take ways away from `x`: on rows with many nonzeros the `x` lines of the previous rows are
 /// gone sooner than an `x`-only model assumes. Under cachegrind the `x`-only model called RCM's
 /// order 3.3x better than a TSP path on e40r0100 (32 nonzeros a row) where the simulated L1 had
-/// 0.7% *fewer* misses with the path; this model says 1.02x. Each array starts at a set boundary
+/// 0.7% *fewer* misses with the path; this model gives 1.04x. Each array starts at a set boundary
 /// of every level (large allocations are page-aligned). Returns the `x` misses of each level.
 ///
 /// # Panics
