@@ -146,10 +146,11 @@ pub fn spmv_x_misses<T: Value>(
 /// each miss priced by the latency of the level that serves it.
 ///
 /// The default is one core of this project's machines (hwloc: L1d 32 KiB, L2 1 MiB) with
-/// typical load-to-use latencies of current x86 server cores: 14 cycles from L2, about 60 from
-/// L3 or beyond (Intel's optimization manual gives 14 and 50-70 for Skylake-SP). Pricing L2
+/// load-to-use latencies typical of current x86 server cores: about 14 cycles from L2 and 50-70
+/// from L3 (60 is used for L3 or beyond; DRAM costs more, so this errs towards L1). Pricing L2
 /// misses matters where `x` exceeds L2: on a shuffled 60³ Poisson grid a TSP path had 3% fewer L1
-/// misses than RCM under cachegrind but 3.5% more L2 misses, and was slower.
+/// misses than RCM under cachegrind but 3.5% more L2 misses, and the second session timed such a
+/// path 15% slower than RCM (docs/RESULTS.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CacheModel {
     /// The first level.
