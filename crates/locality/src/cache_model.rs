@@ -60,19 +60,7 @@ pub fn x_misses<T: Value>(
     cols: &Permutation,
     shape: &CacheShape,
 ) -> u64 {
-    assert_eq!(rows.len(), a.nrows(), "row permutation length");
-    assert_eq!(cols.len(), a.ncols(), "column permutation length");
-    let mut cache = LruCache::new(shape);
-    let per_line = shape.elements_per_line();
-    let col_pos = cols.old_to_new();
-    let mut misses = 0u64;
-    for &old_row in rows.new_to_old() {
-        for &c in a.row(old_row).0 {
-            let line = col_pos[c as usize] / per_line;
-            misses += u64::from(!cache.access(line));
-        }
-    }
-    misses
+    replay(a, rows, cols, std::slice::from_ref(shape), false)[0]
 }
 
 /// Misses of the `x` reads of `y = B·x` for `B = P·A·Qᵀ` as in [`x_misses`], in a hierarchy of
@@ -94,6 +82,19 @@ pub fn spmv_x_misses<T: Value>(
     cols: &Permutation,
     levels: &[CacheShape],
 ) -> Vec<u64> {
+    replay(a, rows, cols, levels, true)
+}
+
+/// The one replay behind [`x_misses`] and [`spmv_x_misses`]: the `x` reads of `y = B·x` in row
+/// order through `levels`, with the matrix streams and `y` when `streams` is set. Returns the
+/// `x` misses of each level.
+fn replay<T: Value>(
+    a: &CsrMatrix<T>,
+    rows: &Permutation,
+    cols: &Permutation,
+    levels: &[CacheShape],
+    streams: bool,
+) -> Vec<u64> {
     assert_eq!(rows.len(), a.nrows(), "row permutation length");
     assert_eq!(cols.len(), a.ncols(), "column permutation length");
     let mut caches: Vec<LruCache> = levels.iter().map(LruCache::new).collect();
@@ -106,8 +107,9 @@ pub fn spmv_x_misses<T: Value>(
         "every level needs the same line size"
     );
     let line = first.line_bytes.max(1);
+    let per_line = first.elements_per_line();
     let align = caches.iter().map(|c| c.sets).max().unwrap_or(1);
-    // Array regions in lines, each rounded up to a whole number of every level's sets.
+    // Array regions in lines after x, each rounded up to a whole number of every level's sets.
     let lines_of = |bytes: usize| bytes.div_ceil(line).div_ceil(align) * align;
     let ptr_base = lines_of(a.ncols() * first.element_bytes);
     let col_base = ptr_base + lines_of((a.nrows() + 1) * 8);
@@ -127,17 +129,22 @@ pub fn spmv_x_misses<T: Value>(
     let col_pos = cols.old_to_new();
     let mut k = 0usize;
     for (i, &old_row) in rows.new_to_old().iter().enumerate() {
-        touch(ptr_base + (i + 1) * 8 / line);
+        if streams {
+            touch(ptr_base + (i + 1) * 8 / line);
+        }
         for &c in a.row(old_row).0 {
-            touch(col_base + k * 4 / line);
-            touch(val_base + k * 8 / line);
-            let missed = touch(col_pos[c as usize] * first.element_bytes / line);
-            for m in &mut misses[..missed] {
+            if streams {
+                touch(col_base + k * 4 / line);
+                touch(val_base + k * 8 / line);
+            }
+            for m in &mut misses[..touch(col_pos[c as usize] / per_line)] {
                 *m += 1;
             }
             k += 1;
         }
-        touch(y_base + i * 8 / line);
+        if streams {
+            touch(y_base + i * 8 / line);
+        }
     }
     misses
 }
