@@ -53,10 +53,16 @@ pub struct ReorderArgs {
     /// Draw the sparsity patterns before and after as PNG: `--spy before.png,after.png`.
     #[arg(long, value_name = "BEFORE,AFTER", value_parser = parse_spy)]
     spy: Option<(PathBuf, PathBuf)>,
-    /// Time budget of the TSP solve, in seconds (per side). Chained Lin-Kernighan makes one kick
-    /// per window unless this budget stops it first.
+    /// Time budget of the TSP solve, in seconds (per side): it stops the local search and the
+    /// kicks early.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     time_limit: f64,
+    /// Chained Lin-Kernighan kicks after the local search (random double bridges, each repaired
+    /// and kept when the path gets no longer). Each kick lowers `D` a little at a cost: on the
+    /// bundled matrices one kick per window gave 2.2% lower `D` for 8x the reordering time and no
+    /// measurable SpMV gain, hence the default 0.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    kicks: u64,
     /// Seed of every random choice.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -201,6 +207,7 @@ fn reorderer(args: &ReorderArgs) -> anyhow::Result<Reorderer> {
         .threads(args.threads)
         .time_limit(time_limit)
         .neighbours(args.neighbours)
+        .max_kicks(Some(args.kicks))
         .start(args.start)
         .cache_check((!args.no_cache_check).then(CacheModel::default)))
 }

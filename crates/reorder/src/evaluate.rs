@@ -23,7 +23,8 @@ pub struct Candidate {
 impl Candidate {
     /// Parses an ordering spelled as the method followed by space-separated changes to `base`:
     /// a sampler (`random:0.02`, `dast-sim`, ...), `start=greedy|given|rcm`, `window=SPEC`,
-    /// `check=off` (no cache check: the TSP path is returned as found).
+    /// `check=off` (no cache check: the TSP path is returned as found), `kicks=N` (at most `N`
+    /// Chained Lin-Kernighan kicks).
     /// For example `tsp`, `tsp random:0.02`, `tsp start=rcm window=var`, `rcm`. The label is the
     /// spelling with single spaces.
     ///
@@ -41,6 +42,8 @@ impl Candidate {
                 reorderer.windows(w.parse::<WindowSpec>()?)
             } else if t == "check=off" {
                 reorderer.cache_check(None)
+            } else if let Some(k) = t.strip_prefix("kicks=") {
+                reorderer.max_kicks(Some(parse_kicks(k)?))
             } else {
                 reorderer.sampler(t.parse::<SamplerChoice>()?)
             };
@@ -51,6 +54,15 @@ impl Candidate {
             reorderer,
         })
     }
+}
+
+/// The `N` of a `kicks=N` token.
+fn parse_kicks(text: &str) -> Result<u64, ReorderError> {
+    text.parse().map_err(|_| ReorderError::InvalidSpec {
+        what: "kicks",
+        value: text.to_string(),
+        expected: "a number of kicks, e.g. kicks=1000",
+    })
 }
 
 /// What to evaluate and how.
@@ -409,12 +421,19 @@ mod tests {
         assert_eq!(c.label, "tsp random:0.02 start=given window=var check=off");
         assert_eq!(c.reorderer.start_order(), StartOrder::Given);
         assert_eq!(Candidate::parse("rcm", &base).unwrap().label, "rcm");
+        let kicked = Candidate::parse("tsp kicks=50", &base).unwrap();
+        assert_eq!(kicked.label, "tsp kicks=50");
+        let a = poisson2d(12, 12).unwrap();
+        let tsp = kicked.reorderer.threads(Some(1)).run(&a).unwrap();
+        assert_eq!(tsp.report.rows.unwrap().tsp.unwrap().kicks, 50);
         for bad in [
             "",
             "metis",
             "tsp start=later",
             "tsp window=0",
             "tsp bogus:1",
+            "tsp kicks=-1",
+            "tsp kicks=many",
         ] {
             assert!(Candidate::parse(bad, &base).is_err(), "{bad:?}");
         }

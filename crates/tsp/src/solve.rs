@@ -465,9 +465,14 @@ impl Solver<'_, '_> {
         self.report(Phase::Kicks, cost, 0, 0.0);
         loop {
             let kicks = self.stats.kicks;
+            // A budget of 0 kicks is spent before the first one.
+            let spent = |done: u64, budget: u64| match budget {
+                0 => 1.0,
+                b => done as f64 / b as f64,
+            };
             let fraction = [
-                max_kicks.map(|m| kicks as f64 / m.max(1) as f64),
-                opts.max_stall_kicks.map(|m| stall as f64 / m.max(1) as f64),
+                max_kicks.map(|m| spent(kicks, m)),
+                opts.max_stall_kicks.map(|m| spent(stall, m)),
                 opts.time_limit
                     .map(|t| self.start.elapsed().as_secs_f64() / t.as_secs_f64().max(1e-9)),
             ]

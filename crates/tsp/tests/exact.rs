@@ -225,6 +225,22 @@ fn deterministic_for_a_seed_and_kick_budget() {
 }
 
 #[test]
+fn zero_budgets_make_no_kick() {
+    let (pts, cands) = euclidean(200, 6);
+    let oracle = |a: usize, b: usize| dist(pts[a], pts[b]);
+    for (max_kicks, max_stall_kicks) in [(Some(0), None), (None, Some(0)), (Some(3), Some(0))] {
+        let opts = SolverOptions {
+            max_kicks,
+            max_stall_kicks,
+            ..SolverOptions::default()
+        };
+        let sol = solve_path(&cands, &oracle, &opts, &mut |_| {}).unwrap();
+        assert_eq!(sol.stats.kicks, 0, "{max_kicks:?} {max_stall_kicks:?}");
+        assert_eq!(sol.cost, sol.stats.after_local_search_cost);
+    }
+}
+
+#[test]
 fn time_limit_and_progress() {
     let (pts, cands) = euclidean(1000, 4);
     let oracle = |a: usize, b: usize| dist(pts[a], pts[b]);
