@@ -3,12 +3,12 @@
 
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
-use spmv_reorder::locality::CacheModel;
+use spmv_reorder::locality::{CacheModel, ModelledCost};
 use spmv_reorder::mtx::{self, MatrixMarket, ReadOptions, Symmetry, WriteOptions};
 use spmv_reorder::plot::{spy_png, SpyOptions};
 use spmv_reorder::reorder::{
-    Method, OrderCost, PermuteMode, ReorderReport, Reorderer, Reordering, SamplerChoice, Stage,
-    StartOrder, WindowSpec,
+    Method, PermuteMode, ReorderReport, Reorderer, Reordering, SamplerChoice, Stage, StartOrder,
+    WindowSpec,
 };
 use spmv_reorder::spmv::bench::{self, BenchConfig, Comparison};
 use std::path::{Path, PathBuf};
@@ -454,7 +454,7 @@ impl Summary<'_> {
 }
 
 /// `L1/L2` modelled misses of one order, as the summary prints them.
-fn misses(c: &OrderCost) -> String {
+fn misses(c: &ModelledCost) -> String {
     format!("{}/{}", c.l1_misses, c.l2_misses)
 }
 

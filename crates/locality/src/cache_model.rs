@@ -187,6 +187,7 @@ impl Default for CacheModel {
 
 /// The modelled cost of one order: misses per level and the cycles they cost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ModelledCost {
     /// `x` reads that missed L1.
     pub l1_misses: u64,

@@ -68,6 +68,6 @@ pub mod windows;
 pub use error::ReorderError;
 pub use info::MatrixInfo;
 pub use pipeline::{Reorderer, Reordering, Stage};
-pub use report::{CacheCheck, OrderCost, ReorderReport, SideReport, TspReport};
+pub use report::{CacheCheck, ReorderReport, SideReport, TspReport};
 pub use sampler::SamplerChoice;
 pub use spec::{Method, PermuteMode, StartOrder, WindowSpec};

@@ -5,11 +5,12 @@
 //! Cost: sampling `O(sample)`; windows and graph `O(nnz)` plus the candidate search; the TSP solve
 //! within its budget. Called by the `spmv-reorder` main job and `evaluate`.
 
-use crate::report::{CacheCheck, OrderCost, ReorderReport, SideReport, TspReport};
+use crate::report::{CacheCheck, ReorderReport, SideReport, TspReport};
 use crate::windows::{windows_for, SampledLatencies};
 use crate::{Method, PermuteMode, ReorderError, SamplerChoice, StartOrder, WindowSpec};
 use spmv_reorder_locality::{
-    total_distance, windowed_distance, CacheModel, GraphOptions, Parallelism, WindowGraph, Windows,
+    total_distance, windowed_distance, CacheModel, GraphOptions, ModelledCost, Parallelism,
+    WindowGraph, Windows,
 };
 use spmv_reorder_peers::{self as peers, PeerOptions};
 use spmv_reorder_sampling::{sample, Sample, SampleOptions};
@@ -468,7 +469,7 @@ fn cache_check(
     path: Permutation,
     model: &CacheModel,
 ) -> (Permutation, CacheCheck) {
-    let cost = |rows: &Permutation| -> OrderCost {
+    let cost = |rows: &Permutation| -> ModelledCost {
         let identity;
         let cols = if symmetric {
             rows
@@ -476,7 +477,7 @@ fn cache_check(
             identity = Permutation::identity(structure.ncols());
             &identity
         };
-        model.cost(structure, rows, cols).into()
+        model.cost(structure, rows, cols)
     };
     let input = Permutation::identity(structure.nrows());
     let input_cost = cost(&input);
@@ -606,7 +607,7 @@ mod tests {
         let got = model.cost(&a, &checked.rows, &checked.cols).cycles;
         assert_eq!(got, c.path.cycles.min(start).min(c.input.cycles));
         let id = Permutation::identity(a.nrows());
-        assert_eq!(c.input, OrderCost::from(model.cost(&a, &id, &id)));
+        assert_eq!(c.input, (model.cost(&a, &id, &id)));
         let want = if c.path.cycles <= start.min(c.input.cycles) {
             "path"
         } else if c.input.cycles <= start {
@@ -621,7 +622,7 @@ mod tests {
         let rows = unchecked.report.rows.as_ref().unwrap();
         assert!(rows.cache_check.is_none());
         assert_eq!(
-            OrderCost::from(model.cost(&a, &unchecked.rows, &unchecked.cols)),
+            (model.cost(&a, &unchecked.rows, &unchecked.cols)),
             c.path,
             "without the check the path is returned"
         );

@@ -82,34 +82,13 @@ pub struct SideReport {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct CacheCheck {
     /// The order as read.
-    pub input: OrderCost,
+    pub input: ModelledCost,
     /// The RCM start order (`None` for the other starts).
-    pub start: Option<OrderCost>,
+    pub start: Option<ModelledCost>,
     /// The path's order.
-    pub path: OrderCost,
+    pub path: ModelledCost,
     /// `"path"`, `"start"` or `"input"`: the order returned.
     pub kept: &'static str,
-}
-
-/// The modelled cost of the `x` reads of one SpMV in one order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct OrderCost {
-    /// `x` reads that miss L1.
-    pub l1_misses: u64,
-    /// `x` reads that miss L2 as well.
-    pub l2_misses: u64,
-    /// What they cost in cycles (the check's criterion).
-    pub cycles: u64,
-}
-
-impl From<ModelledCost> for OrderCost {
-    fn from(c: ModelledCost) -> Self {
-        OrderCost {
-            l1_misses: c.l1_misses,
-            l2_misses: c.l2_misses,
-            cycles: c.cycles,
-        }
-    }
 }
 
 impl SideReport {
