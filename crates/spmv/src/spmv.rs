@@ -191,7 +191,8 @@ fn block_product<const CHECKED: bool, const PREFETCH: bool>(
 /// `Σ vals[k]·x[cols[k]]` for `k` in `range`, in [`row_sum`]'s order, without bounds checks.
 /// An index loop over the whole arrays instead of zipped sub-slices: the slicing's checks and the
 /// zip cost about 5% of the product on a 1M-row grid (74-76% of the triad before, 78-82% after,
-/// 2 threads).
+/// 2 threads; measured on the Intel host of the second session, before the prefetch and the two
+/// accumulators, which bring the kernel to 87-98% on the AMD host, README).
 ///
 /// # Safety
 /// `range.end <= cols.len()`, `range.end <= vals.len()`, `range.start <= range.end`, and every
