@@ -36,8 +36,9 @@ pub struct EvaluateArgs {
     time_limit: f64,
     /// An ordering to evaluate instead of the standard set (repeat the option for several): the
     /// method, then optional changes separated by spaces: a sampler, `start=greedy|given|rcm`,
-    /// `window=SPEC`, `check=off` (return the TSP path without the cache check), `kicks=N` (at most N Chained Lin-Kernighan kicks). E.g. `--ordering rcm --ordering 'tsp start=rcm'`. The identity (the
-    /// baseline) is always included.
+    /// `window=SPEC`, `check=off` (return the TSP path without the cache check), `kicks=N` (at
+    /// most N Chained Lin-Kernighan kicks; `kicks=n`: one per window). E.g. `--ordering rcm
+    /// --ordering 'tsp start=rcm'`. The identity (the baseline) is always included.
     #[arg(long = "ordering", value_name = "SPEC")]
     orderings: Vec<String>,
     /// Only matrices whose file name contains this text.

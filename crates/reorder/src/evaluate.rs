@@ -24,7 +24,7 @@ impl Candidate {
     /// Parses an ordering spelled as the method followed by space-separated changes to `base`:
     /// a sampler (`random:0.02`, `dast-sim`, ...), `start=greedy|given|rcm`, `window=SPEC`,
     /// `check=off` (no cache check: the TSP path is returned as found), `kicks=N` (at most `N`
-    /// Chained Lin-Kernighan kicks).
+    /// Chained Lin-Kernighan kicks; `kicks=n`: one per window).
     /// For example `tsp`, `tsp random:0.02`, `tsp start=rcm window=var`, `rcm`. The label is the
     /// spelling with single spaces.
     ///
@@ -43,7 +43,7 @@ impl Candidate {
             } else if t == "check=off" {
                 reorderer.cache_check(None)
             } else if let Some(k) = t.strip_prefix("kicks=") {
-                reorderer.max_kicks(Some(parse_kicks(k)?))
+                reorderer.max_kicks(parse_kicks(k)?)
             } else {
                 reorderer.sampler(t.parse::<SamplerChoice>()?)
             };
@@ -56,13 +56,18 @@ impl Candidate {
     }
 }
 
-/// The `N` of a `kicks=N` token.
-fn parse_kicks(text: &str) -> Result<u64, ReorderError> {
-    text.parse().map_err(|_| ReorderError::InvalidSpec {
-        what: "kicks",
-        value: text.to_string(),
-        expected: "a number of kicks, e.g. kicks=1000",
-    })
+/// The budget of a `kicks=N` token: `N` kicks, or one per window for `kicks=n`.
+fn parse_kicks(text: &str) -> Result<Option<u64>, ReorderError> {
+    if text == "n" {
+        return Ok(None);
+    }
+    text.parse()
+        .map(Some)
+        .map_err(|_| ReorderError::InvalidSpec {
+            what: "kicks",
+            value: text.to_string(),
+            expected: "a number of kicks (kicks=1000) or n, one per window (kicks=n)",
+        })
 }
 
 /// What to evaluate and how.
@@ -426,6 +431,15 @@ mod tests {
         let a = poisson2d(12, 12).unwrap();
         let tsp = kicked.reorderer.threads(Some(1)).run(&a).unwrap();
         assert_eq!(tsp.report.rows.unwrap().tsp.unwrap().kicks, 50);
+        let per_window = Candidate::parse("tsp kicks=n", &base).unwrap().reorderer;
+        let side = per_window
+            .threads(Some(1))
+            .run(&a)
+            .unwrap()
+            .report
+            .rows
+            .unwrap();
+        assert_eq!(side.tsp.unwrap().kicks, side.windows as u64);
         for bad in [
             "",
             "metis",
