@@ -6,7 +6,7 @@
 //! dense counter with a touched list for heavy windows) for each window of `c` in the inverted
 //! index, and a short sorted list keeps the best `K`. On a shuffled matrix every index read is a
 //! cache and TLB miss, which dominates the cost: the index is compact ([`crate::index`]) and
-//! windows are processed in batches of 64, pipelined: while a batch is computed, the index reads
+//! windows are processed in batches of 16, pipelined: while a batch is computed, the index reads
 //! of the next two are issued as software prefetches, so the misses overlap with the work. Time
 //! `O(Σ_c |windows(c)|·min(|windows(c)|, hub_limit+1) + windows·K²)` (`K²` in the worst case of
 //! the insertion), parallel over windows; memory `O(nnz + K·windows)`, plus one `O(windows)` counter
@@ -356,11 +356,12 @@ struct Scratch {
 }
 
 /// Windows searched together: the random index reads of a batch are prefetched while the previous
-/// batch is computed (see [`CandidateSearch::run_chunk`]). Small enough that the pages a batch
-/// touches (about two per footprint column) stay within the TLB until the batch is processed: 64
-/// measured about 9% faster than 256 on a shuffled grid (16 to 128 were alike within the noise;
-/// measured when a batch's reads were plain loads issued just before it was computed).
-const BATCH: usize = 64;
+/// batch is computed (see [`CandidateSearch::run_chunk`]). Small enough that the lines prefetched
+/// for the next batch (about ten per window) stay in L1 until it is computed: with prefetching,
+/// on the shuffled 1M-row grid, w=1, one thread, 16 measured 476-498 ms (best of 9, three
+/// alternated runs) against 527-552 ms for 64; 8 was alike to 16. (Before prefetching, with plain
+/// touches just before a batch, 64 measured about 9% faster than 256.)
+const BATCH: usize = 16;
 
 /// The index spans of a batch of windows.
 #[derive(Debug, Default)]
