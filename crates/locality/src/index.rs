@@ -17,6 +17,7 @@
 
 use crate::footprint::Footprints;
 use crate::par::{balanced_ranges, Parallelism};
+use crate::prefetch::prefetch;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -175,6 +176,12 @@ impl<O: Offset> ColumnIndex<O> {
     #[inline]
     pub(crate) fn span_of(&self, c: u32) -> Range<usize> {
         self.ptr[c as usize].to_usize()..self.ptr[c as usize + 1].to_usize()
+    }
+
+    /// Asks for column `c`'s offsets (read by [`Self::span_of`]) ahead of time.
+    #[inline]
+    pub(crate) fn prefetch_span(&self, c: u32) {
+        prefetch(&self.ptr, c as usize);
     }
 
     /// Every entry, column after column.
