@@ -475,9 +475,25 @@ fn time_interleaved(
         products.push((wanted as usize).clamp(1, 1_000_000));
     }
     let mut samples = vec![Vec::with_capacity(config.reps); plans.len()];
-    for _ in 0..config.reps {
+    for round in 0..config.reps {
         between_rounds();
-        for m in 0..plans.len() {
+        // Every other round in reverse order, so that no matrix is always the one timed right
+        // after the triad or after a given other matrix.
+        let order: Vec<usize> = if round % 2 == 0 {
+            (0..plans.len()).collect()
+        } else {
+            (0..plans.len()).rev().collect()
+        };
+        for m in order {
+            // An untimed sample first: after the triad's sweep over 240 MB the machine runs
+            // slower for a millisecond or more (one warm-up product was not enough), and a matrix
+            // timed right after another starts with its lines evicted. Measured with `bench A
+            // --after A` on astro-ph, 1 thread: the first matrix came out 1.03-1.66x slower than
+            // the same matrix second; with this sample, 0.97-1.02x on every kernel but the first
+            // timed one.
+            for _ in 0..products[m] {
+                plans[m].mul_vec(&placed[m].x, &mut ys[m], par);
+            }
             let start = Instant::now();
             for _ in 0..products[m] {
                 plans[m].mul_vec(&placed[m].x, &mut ys[m], par);
