@@ -119,12 +119,19 @@ pub struct TspReport {
     pub identity_cost: u64,
     /// Cost after construction.
     pub initial_cost: i64,
+    /// Cost after the 2-opt + Or-opt descent that opens the local search.
+    pub after_two_opt_cost: i64,
     /// Cost after the first local search.
     pub after_local_search_cost: i64,
     /// Seconds of construction.
     pub construction_seconds: f64,
-    /// Seconds of local search.
+    /// Seconds of local search (2-opt + Or-opt, then Lin-Kernighan).
     pub local_search_seconds: f64,
+    /// Seconds of the 2-opt + Or-opt descent (part of `local_search_seconds`).
+    pub two_opt_seconds: f64,
+    /// Costs computed by the oracle (pairs outside the candidate lists that missed the solver's
+    /// cost cache, plus one per candidate entry for the up-front check).
+    pub oracle_calls: u64,
     /// Seconds of Chained LK kicks.
     pub kicks_seconds: f64,
     /// Kicks made.
@@ -145,9 +152,12 @@ impl TspReport {
             gap: crate::pipeline::path_gap(s.cost, lower_bound).unwrap_or(f64::INFINITY),
             identity_cost,
             initial_cost: s.stats.initial_cost,
+            after_two_opt_cost: s.stats.after_two_opt_cost,
             after_local_search_cost: s.stats.after_local_search_cost,
             construction_seconds: s.stats.construction_s,
             local_search_seconds: s.stats.local_search_s,
+            two_opt_seconds: s.stats.two_opt_s,
+            oracle_calls: s.stats.oracle_calls,
             kicks_seconds: s.stats.kicks_s,
             kicks: s.stats.kicks,
             improving_kicks: s.stats.improving_kicks,
