@@ -74,9 +74,10 @@ pub struct ReorderArgs {
     /// Default: rcm.
     #[arg(long, value_name = "START")]
     start: Option<StartOrder>,
-    /// Return the TSP path even when a cache model (L1 32 KiB 8-way, L2 1 MiB 16-way, with the
-    /// matrix streams) prices SpMV's `x` reads lower in the input or the RCM start order (by
-    /// default the order whose modelled misses cost least is returned).
+    /// Return the TSP path as found. By default a cache model (L1 32 KiB 8-way, L2 1 MiB 16-way,
+    /// with the matrix streams) prices SpMV's `x` reads in the input, the RCM start and the path
+    /// orders, and the path is returned only when priced at least 15% below both others (the
+    /// model has no prefetcher and favours the path); otherwise the cheaper of the two.
     #[arg(long)]
     no_cache_check: bool,
     /// Candidate neighbours per window in the window graph.
