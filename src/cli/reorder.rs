@@ -409,12 +409,16 @@ impl Summary<'_> {
         if let Some(c) = r.rows.as_ref().and_then(|s| s.cache_check.as_ref()) {
             writeln!(
                 out,
-                "  cache      modelled x misses (L1/L2): input {}{}, TSP path {}: returned the {} order",
+                "  cache      modelled x misses (L1/L2): input {}{}, TSP path {}: returned {}",
                 misses(&c.input),
                 c.start
                     .map_or(String::new(), |m| format!(", RCM start {}", misses(&m))),
                 misses(&c.path),
-                c.kept
+                match c.kept {
+                    "path" => "the TSP path",
+                    "start" => "RCM's order (priced lowest; the path needs a 15% margin)",
+                    _ => "the input order (priced lowest; the path needs a 15% margin)",
+                }
             )?;
         }
         if let Some(c) = &r.coverage {

@@ -474,7 +474,10 @@ mod tests {
         assert_eq!(e.results.len(), 8);
         let get = |l: &str| e.results.iter().find(|r| r.label == l).unwrap();
         assert_eq!(get("identity").speedup, vec![1.0]);
-        assert!(get("rcm").d < get("identity").d, "RCM improves a shuffled grid");
+        assert!(
+            get("rcm").d < get("identity").d,
+            "RCM improves a shuffled grid"
+        );
         // Here every order fits the modelled caches alike, so the check may keep the input.
         assert!(get("tsp").d <= get("identity").d);
         assert!(get("tsp random:0.02").sampled_fraction.unwrap() < 0.2);
