@@ -47,9 +47,9 @@
 //! - **The latency threshold "average"** is the mean latency of all sampled accesses (thesis
 //!   equation 4.6), not the mean of the per-row maxima.
 //! - **No Chained LK kicks by default**: after Lin-Kernighan's local search, one kick per window
-//!   lowered `D` by only 2.2% (geometric mean, 30 bundled matrices shuffled) for 8x the median
-//!   reordering time and no SpMV gain above the noise. `max_kicks` / `--kicks` ask for them; the
-//!   time limit cuts them.
+//!   lowered `D` by only 2.2% (geometric mean, 30 bundled matrices shuffled) for about 10x the
+//!   median reordering time and no SpMV gain above the noise. `max_kicks` / `--kicks` ask for
+//!   them; the time limit cuts them.
 //! - **The TSP starts from reverse Cuthill-McKee** ([`StartOrder::Rcm`], by default): rows are put
 //!   in RCM order of the full pattern, windows are cut in that order and Lin-Kernighan improves the
 //!   path from there. `D` only counts columns shared by consecutive rows and is blind to the reuse

@@ -129,7 +129,7 @@ impl Reorderer {
     }
     /// Kicks of Chained Lin-Kernighan after the local search (`None`: one per window). The
     /// default is `Some(0)`, Lin-Kernighan's local search alone: on the 30 bundled matrices,
-    /// shuffled, one kick per window lowered `D` by 2.2% in geometric mean for 8x the median
+    /// shuffled, one kick per window lowered `D` by 2.2% in geometric mean for about 10x the median
     /// reordering time, with no SpMV gain above the timing noise (docs/RESULTS.md).
     pub fn max_kicks(mut self, kicks: Option<u64>) -> Self {
         self.max_kicks = kicks;
@@ -152,10 +152,11 @@ impl Reorderer {
 
     /// The cache check of the TSP method (default: [`CacheModel::default`], a 32 KiB 8-way L1
     /// and a 1 MiB 16-way L2): the cost of SpMV's `x` reads, with the matrix streams in the same
-    /// caches, is modelled for the input order, the RCM start order and the path, and the order
-    /// that costs least is returned (ties go to the path, then the input). `D` rewards only
-    /// columns shared by consecutive rows; the check guards the reuse across many rows that RCM
-    /// or the input may have and the path lost. `None` always returns the path.
+    /// caches, is modelled for the input order, the RCM start order and the path. The path is
+    /// returned when it costs at least 15% less than both others, else the cheaper of those two
+    /// (ties to the input). `D` rewards only columns shared by consecutive rows; the check guards
+    /// the reuse across many rows that RCM or the input may have and the path lost, and the
+    /// margin what the model cannot see (hardware prefetching). `None` always returns the path.
     pub fn cache_check(mut self, model: Option<CacheModel>) -> Self {
         self.cache_check = model;
         self
