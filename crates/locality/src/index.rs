@@ -97,6 +97,17 @@ impl EntryCodec {
         h << self.len_bits | len.min(self.len_max() as usize) as u32
     }
 
+    /// Whether footprint length `len` is packed in an entry (not looked up).
+    pub(crate) fn holds_len(self, len: usize) -> bool {
+        len < self.len_max() as usize
+    }
+
+    /// The footprint length packed in `entry`, when it was held ([`Self::holds_len`]).
+    #[inline]
+    pub(crate) fn packed_len(self, entry: u32) -> u32 {
+        entry & self.len_max()
+    }
+
     /// The window of `entry`.
     #[inline]
     pub(crate) fn window(self, entry: u32) -> u32 {
