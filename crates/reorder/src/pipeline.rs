@@ -460,9 +460,6 @@ pub(crate) fn path_gap(cost: i64, bound: i64) -> Option<f64> {
     }
 }
 
-/// The cache check of a TSP side: among the input order, the start order (when there is one
-/// besides the input) and the path, the one whose `x` reads cost least under `model`; ties go to
-/// the path, then the input. Returns it with the modelled costs.
 /// How much cheaper than the input and start orders the cache model must price the TSP path for
 /// the check to return it, in percent. The model (like cachegrind) has no hardware prefetcher and
 /// favours the path: with the unbiased benchmark, a shuffled 700² Poisson grid whose path it
@@ -472,6 +469,10 @@ pub(crate) fn path_gap(cost: i64, bound: i64) -> Option<f64> {
 /// ran 0.99x / 0.97x RCM's speed in geometric mean (docs/RESULTS.md).
 const PATH_MARGIN_PERCENT: u64 = 15;
 
+/// The cache check of a TSP side: the path when its `x` reads cost at least
+/// [`PATH_MARGIN_PERCENT`] less under `model` than those of the input order and of the start order
+/// (when there is one besides the input), else the cheaper of those two (ties to the input).
+/// Returns it with the modelled costs.
 fn cache_check(
     structure: &CsrMatrix<()>,
     symmetric: bool,
@@ -624,7 +625,7 @@ mod tests {
         let start = c.start.expect("an RCM start").cycles;
         let got = model.cost(&a, &checked.rows, &checked.cols).cycles;
         let id = Permutation::identity(a.nrows());
-        assert_eq!(c.input, (model.cost(&a, &id, &id)));
+        assert_eq!(c.input, model.cost(&a, &id, &id));
         let others = start.min(c.input.cycles);
         let path_wins = c.path.cycles * 100 <= others * (100 - PATH_MARGIN_PERCENT);
         assert_eq!(got, if path_wins { c.path.cycles } else { others });
@@ -642,7 +643,7 @@ mod tests {
         let rows = unchecked.report.rows.as_ref().unwrap();
         assert!(rows.cache_check.is_none());
         assert_eq!(
-            (model.cost(&a, &unchecked.rows, &unchecked.cols)),
+            model.cost(&a, &unchecked.rows, &unchecked.cols),
             c.path,
             "without the check the path is returned"
         );

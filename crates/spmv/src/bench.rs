@@ -489,8 +489,8 @@ fn time_interleaved(
             // slower for a millisecond or more (one warm-up product was not enough), and a matrix
             // timed right after another starts with its lines evicted. Measured with `bench A
             // --after A` on astro-ph, 1 thread: the first matrix came out 1.03-1.66x slower than
-            // the same matrix second; with this sample, 0.97-1.02x on every kernel but the first
-            // timed one.
+            // the same matrix second; with this sample and the alternating order, the best
+            // kernels' ratio was 0.985-1.003 over four runs.
             for _ in 0..products[m] {
                 plans[m].mul_vec(&placed[m].x, &mut ys[m], par);
             }

@@ -192,7 +192,7 @@ fn block_product<const CHECKED: bool, const PREFETCH: bool>(
 /// An index loop over the whole arrays instead of zipped sub-slices: the slicing's checks and the
 /// zip cost about 5% of the product on a 1M-row grid (74-76% of the triad before, 78-82% after,
 /// 2 threads; measured on the Intel host of the second session, before the prefetch and the two
-/// accumulators, which bring the kernel to 87-98% on the AMD host, README).
+/// accumulators; the README has the current figures).
 ///
 /// # Safety
 /// `range.end <= cols.len()`, `range.end <= vals.len()`, `range.start <= range.end`, and every
