@@ -49,7 +49,7 @@
 //! ```
 //!
 //! # Crate features
-//! None.
+//! - `serde`: `Serialize` for [`ModelledCost`], the figures a report prints (off by default).
 //!
 //! # Design decisions
 //! - **Everything takes a pattern, any value type.** Functions are generic over
