@@ -25,9 +25,8 @@ use crate::error::LocalityError;
 use crate::footprint::Footprints;
 use crate::index::{ColumnIndex, EntryCodec, Offset};
 use crate::par::{balanced_ranges, range_bounds, split_mut_at, Parallelism};
-use crate::prefetch::prefetch;
 use crate::windows::Windows;
-use spmv_reorder_sparse::{CsrMatrix, Value};
+use spmv_reorder_sparse::{prefetch, CsrMatrix, Value};
 use std::ops::Range;
 use std::sync::Mutex;
 

@@ -17,7 +17,7 @@
 
 use crate::footprint::Footprints;
 use crate::par::{balanced_ranges, Parallelism};
-use crate::prefetch::prefetch;
+use spmv_reorder_sparse::prefetch;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, Ordering};
 

@@ -5,6 +5,8 @@
 //!   `B = P·A·Qᵀ ⇒ B·(Q·x) = P·(A·x)`.
 //! - [`row_sum`]: the one summation order of a row of `y = A·x` (two accumulators, even and odd
 //!   positions), shared by the reference product and the parallel kernels.
+//! - [`prefetch`]: a software prefetch hint, the one `unsafe` call of this crate, for the hot loops
+//!   that read ahead of themselves (SpMV kernels, the window graph's candidate search).
 //! - [`Value`]: the entry types, one per Matrix Market field (`f64`, `i64`, [`Complex64`], and `()`
 //!   for patterns), and [`AnyCsr`], a matrix of any of them.
 //!
@@ -33,13 +35,14 @@
 //! - Duplicated entries are summed (as scipy does) when a matrix is built from triplets.
 //! - Pattern matrices are `CsrMatrix<()>`: a `Vec<()>` takes no memory and the generic code needs no
 //!   special case.
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![deny(missing_docs)]
 
 mod any;
 mod csr;
 mod error;
 mod perm;
+mod prefetch;
 mod row_sum;
 mod value;
 
@@ -48,6 +51,7 @@ pub use csr::{split_by_offsets, CsrMatrix, MAX_DIM};
 pub use error::SparseError;
 pub use num_complex::Complex64;
 pub use perm::Permutation;
+pub use prefetch::prefetch;
 pub use row_sum::row_sum;
 pub use value::Value;
 

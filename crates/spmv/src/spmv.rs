@@ -14,7 +14,7 @@
 //! larger than the caches ([`PREFETCH_MIN_BYTES`]) the unchecked body also prefetches `values` and
 //! `col_idx` a fixed distance ahead ([`PREFETCH_AHEAD`]).
 
-use spmv_reorder_sparse::{row_sum, split_by_offsets, CsrMatrix};
+use spmv_reorder_sparse::{prefetch, row_sum, split_by_offsets, CsrMatrix};
 
 use crate::partition::{Block, Kernel, Partition, DYNAMIC_CHUNKS_PER_THREAD};
 use crate::team::{Par, Schedule};
@@ -240,22 +240,6 @@ fn prefetch_ahead(vals: &[f64], cols: &[u32], range: std::ops::Range<usize>) {
         }
         k += VALUES_PER_LINE;
     }
-}
-
-/// Asks the CPU to bring the cache line of `data[index]` into L1 (x86-64; a no-op elsewhere).
-/// `index` may be past the end: only the address is computed (`wrapping_add`), nothing is read.
-#[inline(always)]
-fn prefetch<T>(data: &[T], index: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = data.as_ptr().wrapping_add(index);
-        // SAFETY: `prefetcht0` is a hint: it never faults and reads nothing architecturally, so
-        // any address is allowed; SSE, its target feature, is part of the x86-64 baseline.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (data, index);
 }
 
 #[cfg(test)]
