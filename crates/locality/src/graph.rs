@@ -9,8 +9,9 @@
 //! cache and TLB miss, which dominates the cost: the index is compact ([`crate::index`]) and
 //! windows are processed in batches of 16, pipelined: while a batch is computed, the index reads
 //! of the next two are issued as software prefetches, so the misses overlap with the work. Time
-//! `O(Σ_c |windows(c)|·min(|windows(c)|, hub_limit+1) + windows·K²)` (`K²` in the worst case of
-//! the insertion), parallel over windows; memory `O(nnz + K·windows)`, plus one `O(windows)` counter
+//! `O(W)` adds, `W = Σ_c |windows(c)|·min(|windows(c)|, hub_limit+1)`, and at most as many offers
+//! to the top-K, each `O(1)` when rejected and `O(K)` when kept (worst case `O(K·W)`), parallel
+//! over windows; memory `O(nnz + K·windows)`, plus one `O(windows)` counter
 //! per thread only if a window's work exceeds 8192. Columns held by more than
 //! `hub_limit` windows (hubs, as in power-law graphs) are *bounded*: each of their windows only
 //! counts the `hub_limit` windows nearest to it in window order, so a hub costs

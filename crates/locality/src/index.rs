@@ -102,7 +102,8 @@ impl EntryCodec {
         len < self.len_max() as usize
     }
 
-    /// The footprint length packed in `entry`, when it was held ([`Self::holds_len`]).
+    /// The length field of `entry`: the footprint length when it was held ([`Self::holds_len`]),
+    /// else the "look it up" value.
     #[inline]
     pub(crate) fn packed_len(self, entry: u32) -> u32 {
         entry & self.len_max()
@@ -117,7 +118,7 @@ impl EntryCodec {
     /// `n(h)` of `entry`'s window, from the entry unless it did not fit.
     #[inline]
     pub(crate) fn len(self, entry: u32, footprints: &Footprints<'_>) -> u32 {
-        let len = entry & self.len_max();
+        let len = self.packed_len(entry);
         if len == self.len_max() {
             footprints.footprint_len(self.window(entry) as usize) as u32
         } else {
