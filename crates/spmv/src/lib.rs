@@ -65,8 +65,8 @@
 //!   threads. Large `Vec`s come fresh from the kernel (`mmap`), so first touch decides their node;
 //!   small ones may reuse heap pages already touched, which the page report then shows.
 //! - **Unsafe** is limited to the hot loop (`x[col]` without bounds checks, after the plan checked
-//!   every column index once, and the prefetch hints; the checked twin without either is
-//!   [`SpmvPlan::mul_vec_checked`]), to `set_len`
+//!   every column index once; the checked twin, which also skips the prefetch hints of
+//!   [`spmv_reorder_sparse::prefetch`], is [`SpmvPlan::mul_vec_checked`]), to `set_len`
 //!   after placement wrote every element, and to lending the job to the pool's workers for one
 //!   broadcast (the rayon dispatch is the safe twin).
 #![deny(missing_docs)]
