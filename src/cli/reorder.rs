@@ -8,7 +8,7 @@ use spmv_reorder::mtx::{self, MatrixMarket, ReadOptions, Symmetry, WriteOptions}
 use spmv_reorder::plot::{spy_png, SpyOptions};
 use spmv_reorder::reorder::{
     Method, PermuteMode, ReorderReport, Reorderer, Reordering, SamplerChoice, Stage, StartOrder,
-    WindowSpec,
+    WindowSpec, PATH_MARGIN_PERCENT,
 };
 use spmv_reorder::spmv::bench::{self, BenchConfig, Comparison};
 use std::path::{Path, PathBuf};
@@ -415,9 +415,15 @@ impl Summary<'_> {
                     .map_or(String::new(), |m| format!(", RCM start {}", misses(&m))),
                 misses(&c.path),
                 match c.kept {
-                    "path" => "the TSP path",
-                    "start" => "RCM's order (priced lowest; the path needs a 15% margin)",
-                    _ => "the input order (priced lowest; the path needs a 15% margin)",
+                    "path" => "the TSP path".to_string(),
+                    kept => format!(
+                        "{} (priced lowest; the path needs a {PATH_MARGIN_PERCENT}% margin)",
+                        if kept == "start" {
+                            "RCM's order"
+                        } else {
+                            "the input order"
+                        }
+                    ),
                 }
             )?;
         }

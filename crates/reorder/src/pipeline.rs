@@ -467,7 +467,7 @@ pub(crate) fn path_gap(cost: i64, bound: i64) -> Option<f64> {
 /// also had the path at 3.8% fewer L1 and equal LL misses), astro-ph's path, priced 6.7% below,
 /// ran 3-5% slower at 1 thread, and over the bundled matrices where the check kept the path, it
 /// ran 0.99x / 0.97x RCM's speed in geometric mean (docs/RESULTS.md).
-const PATH_MARGIN_PERCENT: u64 = 15;
+pub const PATH_MARGIN_PERCENT: u64 = 15;
 
 /// The cache check of a TSP side: the path when its `x` reads cost at least
 /// [`PATH_MARGIN_PERCENT`] less under `model` than those of the input order and of the start order
