@@ -153,10 +153,11 @@ impl Reorderer {
     /// The cache check of the TSP method (default: [`CacheModel::default`], a 32 KiB 8-way L1
     /// and a 1 MiB 16-way L2): the cost of SpMV's `x` reads, with the matrix streams in the same
     /// caches, is modelled for the input order, the RCM start order and the path. The path is
-    /// returned when it costs at least 15% less than both others, else the cheaper of those two
-    /// (ties to the input). `D` rewards only columns shared by consecutive rows; the check guards
-    /// the reuse across many rows that RCM or the input may have and the path lost, and the
-    /// margin what the model cannot see (hardware prefetching). `None` always returns the path.
+    /// returned when it costs at least [`PATH_MARGIN_PERCENT`] percent less than both others, else
+    /// the cheaper of those two (ties to the input). `D` rewards only columns shared by
+    /// consecutive rows; the check guards the reuse across many rows that RCM or the input may
+    /// have and the path lost, and the margin what the model cannot see (hardware prefetching).
+    /// `None` always returns the path.
     pub fn cache_check(mut self, model: Option<CacheModel>) -> Self {
         self.cache_check = model;
         self

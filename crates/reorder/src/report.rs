@@ -78,7 +78,8 @@ pub struct SideReport {
 /// The TSP side's cache check: the modelled cost of SpMV's `x` reads
 /// ([`spmv_reorder_locality::CacheModel`]: L1 and L2 misses with the matrix streams, priced in
 /// cycles; full pattern) in the input order, the start order and the path's order. The path is
-/// returned when it costs at least 15% less than both others, else the cheaper of those two.
+/// returned when it costs at least [`crate::PATH_MARGIN_PERCENT`] percent less than both others,
+/// else the cheaper of those two.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct CacheCheck {
     /// The order as read.
