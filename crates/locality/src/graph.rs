@@ -4,7 +4,8 @@
 //! Candidate search is SpGEMM-like (`F·Fᵀ` row by row): for window `g`, every column `c ∈ F_g`
 //! adds 1 to a per-thread accumulator ([`crate::accumulate`]: a small reusable hash table, or a
 //! dense counter with a touched list for heavy windows) for each window of `c` in the inverted
-//! index, and a short sorted list keeps the best `K` (`u64` keys for the default rank whenever every
+//! index (or in the footprints themselves when they are square and symmetric, as one row per
+//! window of a structurally symmetric matrix: [`crate::index`]), and a short sorted list keeps the best `K` (`u64` keys for the default rank whenever every
 //! `n(h)` is packed in the index, else `u128`). On a shuffled matrix every index read is a
 //! cache and TLB miss, which dominates the cost: the index is compact ([`crate::index`]) and
 //! windows are processed in batches of 16, pipelined: while a batch is computed, the index reads
@@ -29,6 +30,7 @@ use crate::par::{balanced_ranges, range_bounds, split_mut_at, Parallelism};
 use crate::windows::Windows;
 use spmv_reorder_sparse::{prefetch, CsrMatrix, Value};
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// How the candidates of a window are ranked (ties always fall to the next criterion, then to the
@@ -146,23 +148,24 @@ impl<'a> WindowGraph<'a> {
         let codec = EntryCodec::new(nw);
         // Narrow offsets whenever they fit: the search reads them at random.
         Ok(if footprints.columns().len() <= u32::MAX as usize {
-            Self::with_index::<u32>(footprints, options, codec)
+            Self::with_index::<u32>(footprints, options, codec, true)
         } else {
-            Self::with_index::<usize>(footprints, options, codec)
+            Self::with_index::<usize>(footprints, options, codec, true)
         })
     }
 
     /// [`Self::from_footprints`] with index offsets of type `O`, which must hold every footprint
-    /// entry's position, and entries packed by `codec`, which must fit every window (tests pass
-    /// other choices than the default to cover every path).
+    /// entry's position, and entries packed by `codec`, which must fit every window; a symmetric
+    /// footprint matrix serves as its own index if `mirror` (tests pass other choices than the
+    /// default to cover every path).
     pub(crate) fn with_index<O: Offset>(
         footprints: Footprints<'a>,
         options: &GraphOptions,
         codec: EntryCodec,
+        mirror: bool,
     ) -> Self {
         let nw = footprints.len();
         let par = options.parallelism;
-        let index = ColumnIndex::<O>::new(&footprints, codec, par);
         let stride = options.neighbours.min(nw.saturating_sub(1));
         let mut neighbours = vec![0u32; nw * stride];
         let mut overlaps = vec![0u32; nw * stride];
@@ -172,43 +175,63 @@ impl<'a> WindowGraph<'a> {
         // the benches compare with splits its rows into chunks of 4096; 64 per thread are about
         // 8000 windows each for 1M windows on 2 threads).
         let ranges = balanced_ranges(footprints.offsets(), 64 * par.threads());
-        let items: Vec<_> = ranges
-            .iter()
-            .cloned()
-            .zip(split_mut_at(
-                &mut neighbours,
-                &range_bounds(&ranges, stride),
-            ))
-            .zip(split_mut_at(&mut overlaps, &range_bounds(&ranges, stride)))
-            .zip(split_mut_at(&mut counts, &range_bounds(&ranges, 1)))
-            .map(|(((range, n), o), c)| {
-                (
-                    range,
-                    ChunkOutput {
-                        neighbours: n,
-                        overlaps: o,
-                        counts: c,
-                    },
-                )
-            })
-            .collect();
-        // Narrow keys whenever they order like the wide ones. Alone (before the min/max insertion
-        // of `TopK::offer`) they took cachegrind's count on the shuffled 64k-row grid, w=1 and
-        // variable windows, from 680M to 629M instructions and 5.97M to 5.72M mispredicts; their
-        // own time gain on the 1M-row grid was within the noise of a shared machine.
-        let summaries = match NarrowOverlap::new(options.rank, codec, &footprints) {
-            Some(narrow) => search(&footprints, &index, options, stride, narrow, items),
-            None => {
-                let wide = WideRank {
-                    rank: options.rank,
-                    codec,
-                };
-                search(&footprints, &index, options, stride, wide, items)
-            }
+        let mut run = |index: &ColumnIndex<O>| -> Summary {
+            let items: Vec<_> = ranges
+                .iter()
+                .cloned()
+                .zip(split_mut_at(
+                    &mut neighbours,
+                    &range_bounds(&ranges, stride),
+                ))
+                .zip(split_mut_at(&mut overlaps, &range_bounds(&ranges, stride)))
+                .zip(split_mut_at(&mut counts, &range_bounds(&ranges, 1)))
+                .map(|(((range, n), o), c)| {
+                    (
+                        range,
+                        ChunkOutput {
+                            neighbours: n,
+                            overlaps: o,
+                            counts: c,
+                        },
+                    )
+                })
+                .collect();
+            // Narrow keys whenever they order like the wide ones. Alone (before the min/max
+            // insertion of `TopK::offer`) they took cachegrind's count on the shuffled 64k-row
+            // grid, w=1 and variable windows, from 680M to 629M instructions and 5.97M to 5.72M
+            // mispredicts; their own time gain on the 1M-row grid was within the noise of a
+            // shared machine.
+            let summaries = match NarrowOverlap::new(options.rank, codec, &footprints) {
+                Some(narrow) => search(&footprints, index, options, stride, narrow, items),
+                None => {
+                    let wide = WideRank {
+                        rank: options.rank,
+                        codec,
+                    };
+                    search(&footprints, index, options, stride, wide, items)
+                }
+            };
+            summaries
+                .into_iter()
+                .fold(Summary::default(), Summary::merge)
         };
-        let summary = summaries
-            .into_iter()
-            .fold(Summary::default(), Summary::merge);
+        // A symmetric footprint matrix is its own index; the search confirms the symmetry (see
+        // `ColumnIndex::mirrored`) and, should a window disprove it, the search runs again on
+        // the real inverted index.
+        let mirrored = mirror
+            .then(|| ColumnIndex::<O>::mirrored(&footprints, codec, par))
+            .flatten()
+            .map(|index| {
+                let summary = run(&index);
+                (index, summary)
+            })
+            .filter(|(_, summary)| !summary.asymmetric);
+        let (index, summary) = mirrored.unwrap_or_else(|| {
+            let index = ColumnIndex::<O>::new(&footprints, codec, par);
+            let summary = run(&index);
+            debug_assert!(!summary.asymmetric, "an inverted index lists every window");
+            (index, summary)
+        });
         let bounded_columns = index.columns_over(options.hub_limit);
         let mut graph = Self {
             footprints,
@@ -331,6 +354,7 @@ fn search<O: Offset, R: Ranking>(
         stride,
         smallest: SmallestFootprints::new(footprints),
         scratch: Mutex::new(Vec::new()),
+        asymmetric: AtomicBool::new(false),
     };
     options
         .parallelism
@@ -406,6 +430,9 @@ struct Batch {
 #[derive(Debug, Clone, Copy, Default)]
 struct Summary {
     bounded_windows: usize,
+    /// A window's overlap with itself was not `n(g)`: the index was not the footprints'
+    /// transpose (a mirrored index of a matrix that is not symmetric); the other fields are void.
+    asymmetric: bool,
     /// `Σ_g (c1(g) + c2(g))`.
     cheapest_sum: u128,
     /// The two largest `c2(g)`.
@@ -430,6 +457,7 @@ impl Summary {
 
     fn merge(mut self, other: Summary) -> Summary {
         self.bounded_windows += other.bounded_windows;
+        self.asymmetric |= other.asymmetric;
         self.cheapest_sum += other.cheapest_sum;
         other
             .largest_second
@@ -453,6 +481,8 @@ struct CandidateSearch<'a, O, R: Ranking> {
     stride: usize,
     smallest: SmallestFootprints,
     scratch: Mutex<Vec<Scratch<R::Key>>>,
+    /// Set by the first window whose overlap with itself is not `n(g)`: the other chunks stop.
+    asymmetric: AtomicBool,
 }
 
 impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
@@ -479,6 +509,10 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
             self.prefetch_entries(&scratch.batch, b);
         }
         while !current.is_empty() {
+            if self.asymmetric.load(Ordering::Relaxed) {
+                summary.asymmetric = true;
+                break;
+            }
             let after = batch_from(next.end);
             self.gather(next.clone(), &mut scratch.next);
             for (b, g) in current.clone().enumerate() {
@@ -487,7 +521,10 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
                     self.prefetch_offsets(after.start + b);
                 }
                 let bounded = scratch.batch.bounded[b];
-                let cheapest = self.rank_candidates(g, b, &mut scratch);
+                let Some(cheapest) = self.rank_candidates(g, b, &mut scratch) else {
+                    self.asymmetric.store(true, Ordering::Relaxed);
+                    break;
+                };
                 summary.add_window(bounded, cheapest);
                 if bounded {
                     self.make_exact(g, &mut scratch.best);
@@ -567,8 +604,14 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
 
     /// Fills `scratch.best` with the best candidates of window `g` (number `b` of the gathered
     /// batch) by (possibly partial) overlap; returns `g`'s two cheapest edge costs (a lower bound;
-    /// `[0, 0]` when `g` met a bounded column).
-    fn rank_candidates(&self, g: usize, b: usize, scratch: &mut Scratch<R::Key>) -> [u64; 2] {
+    /// `[0, 0]` when `g` met a bounded column), or `None` when `g`'s overlap with itself is not
+    /// `n(g)` (the index is not the footprints' transpose).
+    fn rank_candidates(
+        &self,
+        g: usize,
+        b: usize,
+        scratch: &mut Scratch<R::Key>,
+    ) -> Option<[u64; 2]> {
         let Scratch {
             batch,
             next: _,
@@ -577,6 +620,12 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
             best,
         } = scratch;
         let spans = &batch.spans[batch.spans_of[b]..batch.spans_of[b + 1]];
+        if spans.is_empty() {
+            // An empty footprint (most windows of a sparse sample): no candidate, and every edge
+            // costs `n(h)`.
+            best.clear();
+            return Some(self.smallest.two_excluding(g));
+        }
         let all = self.index.entries();
         let lists = spans.iter().map(|s| &all[s.clone()]);
         let work: usize = spans.iter().map(|s| s.len()).sum();
@@ -590,21 +639,22 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
             self.rank_with(g, lists, dense, best)
         };
         if batch.bounded[b] {
-            [0, 0]
+            cheapest.map(|_| [0, 0])
         } else {
             cheapest
         }
     }
 
     /// Counts overlaps from `lists` (index entries) and offers every window to `best`; returns
-    /// the two cheapest edge costs seen, with `n(g) + min n(h)` standing for the windows not seen.
+    /// the two cheapest edge costs seen, with `n(g) + min n(h)` standing for the windows not seen,
+    /// or `None` when `g`'s count of itself is not `n(g)`.
     fn rank_with<'e>(
         &self,
         g: usize,
         lists: impl Iterator<Item = &'e [u32]>,
         acc: &mut impl Accumulator,
         best: &mut TopK<R::Key>,
-    ) -> [u64; 2] {
+    ) -> Option<[u64; 2]> {
         let codec = self.index.codec();
         let own = codec.encode(g as u32, self.footprints.footprint_len(g));
         // `g` itself is counted too and skipped once in the drain: a test per entry here
@@ -618,8 +668,10 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
         let [m1, m2] = self.smallest.two_excluding(g);
         let mut cheapest = [n_g.saturating_add(m1), n_g.saturating_add(m2)];
         best.clear();
+        let mut own_overlap = 0;
         acc.drain(|key, overlap| {
             if key == own {
+                own_overlap = overlap;
                 return;
             }
             let n_h = self.rank.footprint_len(key, self.footprints);
@@ -633,7 +685,7 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
             }
             best.offer(self.rank.key(key, overlap, cost));
         });
-        cheapest
+        (own_overlap as u64 == n_g).then_some(cheapest)
     }
 
     /// Writes the kept candidates of the chunk's window number `local`.
@@ -844,13 +896,26 @@ impl<K: RankKey> TopK<K> {
         // variable windows, about 120k windows), the program's mispredicts went from 5.72M to
         // 3.98M, and on the 1M-row grid, one thread, the build's best of 7 went from about 510 ms
         // (with u64 keys) to 451-460 ms for w=1 (three alternated runs).
-        let mut carry = key;
-        for slot in slots.iter_mut() {
-            let held = *slot;
-            *slot = held.min(carry);
-            carry = held.max(carry);
+        match <&mut [K; 8]>::try_from(&mut slots[..]) {
+            // The default K.
+            Ok(fixed) => sink(fixed, key),
+            Err(_) => sink(slots, key),
         }
         self.len += (self.len < slots.len()) as usize;
+    }
+}
+
+/// Sorted insertion of `key` into the sorted `slots`, the worst key dropping out of the end:
+/// `TopK::offer`'s min/max chain. Called with a fixed-size array for the default `K = 8`, so that
+/// the chain is unrolled: the shuffled 1M-row grid's search (w=1, one thread, best of 6) took
+/// 354-366 ms against 367-381 ms with the loop over a slice (three alternated runs).
+#[inline(always)]
+fn sink<K: RankKey>(slots: &mut [K], key: K) {
+    let mut carry = key;
+    for slot in slots.iter_mut() {
+        let held = *slot;
+        *slot = held.min(carry);
+        carry = held.max(carry);
     }
 }
 
@@ -1003,8 +1068,8 @@ mod tests {
         assert!(NarrowOverlap::new(overlap, EntryCodec::tight(), &f).is_none());
         for k in [1, 2, 3] {
             let opts = GraphOptions::default().with_neighbours(k);
-            let narrow = WindowGraph::with_index::<u32>(f.clone(), &opts, EntryCodec::new(4));
-            let wide = WindowGraph::with_index::<u32>(f.clone(), &opts, EntryCodec::tight());
+            let narrow = WindowGraph::with_index::<u32>(f.clone(), &opts, EntryCodec::new(4), true);
+            let wide = WindowGraph::with_index::<u32>(f.clone(), &opts, EntryCodec::tight(), false);
             assert_eq!(narrow, wide);
         }
     }

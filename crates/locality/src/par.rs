@@ -42,19 +42,6 @@ impl Parallelism {
             Parallelism::Rayon => items.into_par_iter().map(job).collect(),
         }
     }
-
-    /// `[make(0), make(1), …, make(n-1)]`, built in parallel or not (each thread writes its own
-    /// part of the vector, so its pages are first touched by several threads).
-    pub(crate) fn collect_indexed<T, F>(self, n: usize, make: F) -> Vec<T>
-    where
-        T: Send,
-        F: Fn(usize) -> T + Sync + Send,
-    {
-        match self {
-            Parallelism::Sequential => (0..n).map(make).collect(),
-            Parallelism::Rayon => (0..n).into_par_iter().map(make).collect(),
-        }
-    }
 }
 
 /// Splits `0..prefix.len()-1` into at most `parts` consecutive non-empty ranges of about equal work,

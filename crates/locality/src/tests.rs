@@ -125,6 +125,28 @@ fn arb_windowed(
     })
 }
 
+/// A square matrix whose pattern is symmetric, or (`flaw`) symmetric but for one entry of a
+/// row's fifth column or later, which the mirrored index's probe does not look at, so only the
+/// candidate search can find it.
+fn arb_symmetric(max_rows: usize) -> impl Strategy<Value = (CsrMatrix<f64>, bool)> {
+    (1..=max_rows, any::<bool>()).prop_flat_map(|(n, flaw)| {
+        proptest::collection::vec((0..n, 0..n), 0..4 * n).prop_map(move |t| {
+            let mut pairs: Vec<(usize, usize)> =
+                t.iter().flat_map(|&(i, j)| [(i, j), (j, i)]).collect();
+            // Row 0 holds columns 0..5 and their mirrors; with `flaw`, (0, n-1) loses its mirror.
+            pairs.extend((0..n.min(5)).flat_map(|j| [(0, j), (j, 0)]));
+            let flawed = flaw && n > 5;
+            if flawed {
+                pairs.retain(|&(i, j)| (i, j) != (n - 1, 0));
+                pairs.push((0, n - 1));
+            }
+            let a = CsrMatrix::from_triplets(n, n, pairs.into_iter().map(|(i, j)| (i, j, 1.0)))
+                .unwrap();
+            (a, flawed)
+        })
+    })
+}
+
 fn pools() -> Vec<rayon::ThreadPool> {
     [1, 3]
         .iter()
@@ -199,10 +221,11 @@ proptest! {
         let seq = WindowGraph::build(&a, &w, &opts.with_parallelism(Parallelism::Sequential)).unwrap();
         prop_assert_eq!(seq.bounded_columns(), 0);
         prop_assert_eq!(graph_candidates(&seq), expect);
-        // Wide offsets and lengths looked up instead of packed give the same graph.
+        // Wide offsets, lengths looked up instead of packed and the inverted index where the
+        // mirrored one would do give the same graph.
         let f_seq = Footprints::new(&a, &w, Parallelism::Sequential).unwrap();
         let seq_opts = opts.with_parallelism(Parallelism::Sequential);
-        let wide = WindowGraph::with_index::<usize>(f_seq, &seq_opts, EntryCodec::tight());
+        let wide = WindowGraph::with_index::<usize>(f_seq, &seq_opts, EntryCodec::tight(), false);
         prop_assert_eq!(&wide, &seq);
         for pool in pools() {
             let par = pool.install(|| WindowGraph::build(&a, &w, &opts).unwrap());
@@ -217,12 +240,36 @@ proptest! {
     }
 
     #[test]
+    fn symmetric_patterns_index_themselves((a, flawed) in arb_symmetric(40), k in 1usize..6, limit in 2usize..40) {
+        // One row per window: the graph is built on the mirrored index, or (flawed) the search
+        // finds the missing mirror and builds again on the inverted index.
+        let rows = Windows::single_rows(a.nrows());
+        let f = Footprints::new(&a, &rows, Parallelism::Sequential).unwrap();
+        let mirrored = index::ColumnIndex::<u32>::mirrored(&f, EntryCodec::new(f.len()), Parallelism::Sequential);
+        prop_assert!(mirrored.is_some(), "the probe finds no missing mirror");
+        let inverted = index::ColumnIndex::<u32>::new(&f, EntryCodec::new(f.len()), Parallelism::Sequential);
+        prop_assert_eq!(mirrored.unwrap() == inverted, !flawed);
+        let opts = GraphOptions::default().with_neighbours(k);
+        let g = WindowGraph::build(&a, &rows, &opts).unwrap();
+        prop_assert_eq!(graph_candidates(&g), brute_candidates(&sets(&a, &rows), k, CandidateRank::Overlap));
+        for pool in pools() {
+            let par = pool.install(|| WindowGraph::build(&a, &rows, &opts).unwrap());
+            prop_assert_eq!(&par, &g);
+        }
+        // Hub columns bounded around each window: the same graph on the inverted index.
+        let bounded = opts.with_hub_limit(limit);
+        let on_mirror = WindowGraph::build(&a, &rows, &bounded).unwrap();
+        let wide = WindowGraph::with_index::<usize>(f, &bounded, EntryCodec::tight(), false);
+        prop_assert_eq!(&on_mirror, &wide);
+    }
+
+    #[test]
     fn bounded_candidates_stay_exact((a, w) in arb_windowed(24, 6), limit in 0usize..4) {
         let f = sets(&a, &w);
         let opts = GraphOptions::default().with_hub_limit(limit).with_neighbours(3);
         let g = WindowGraph::build(&a, &w, &opts).unwrap();
         let f_all = Footprints::new(&a, &w, Parallelism::Rayon).unwrap();
-        prop_assert_eq!(&WindowGraph::with_index::<usize>(f_all, &opts, EntryCodec::tight()), &g);
+        prop_assert_eq!(&WindowGraph::with_index::<usize>(f_all, &opts, EntryCodec::tight(), false), &g);
         let expect_bounded = (0..a.ncols() as u32)
             .filter(|c| f.iter().filter(|s| s.contains(c)).count() > limit)
             .count();
