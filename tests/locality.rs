@@ -24,7 +24,7 @@ fn every_third(a: &CsrMatrix<f64>) -> CsrMatrix<()> {
         cols.extend(
             row.iter()
                 .enumerate()
-                .filter(|(k, _)| (start + k) % 3 == 0)
+                .filter(|(k, _)| (start + k).is_multiple_of(3))
                 .map(|(_, &c)| c),
         );
         row_ptr.push(cols.len());

@@ -27,6 +27,7 @@ use crate::error::LocalityError;
 use crate::footprint::Footprints;
 use crate::index::{ColumnIndex, EntryCodec, Offset};
 use crate::par::{balanced_ranges, range_bounds, split_mut_at, Parallelism};
+use crate::small_window::{self, SmallWindow};
 use crate::windows::Windows;
 use spmv_reorder_sparse::{prefetch, CsrMatrix, Value};
 use std::ops::Range;
@@ -175,7 +176,13 @@ impl<'a> WindowGraph<'a> {
         // the benches compare with splits its rows into chunks of 4096; 64 per thread are about
         // 8000 windows each for 1M windows on 2 threads).
         let ranges = balanced_ranges(footprints.offsets(), 64 * par.threads());
-        let mut run = |index: &ColumnIndex<O>| -> Summary {
+        let mut run = |index: &ColumnIndex<O>, again: bool| -> Summary {
+            if again {
+                // Slots past a window's candidates stay 0 (graphs compare equal field by field).
+                neighbours.fill(0);
+                overlaps.fill(0);
+                counts.fill(0);
+            }
             let items: Vec<_> = ranges
                 .iter()
                 .cloned()
@@ -218,17 +225,19 @@ impl<'a> WindowGraph<'a> {
         // A symmetric footprint matrix is its own index; the search confirms the symmetry (see
         // `ColumnIndex::mirrored`) and, should a window disprove it, the search runs again on
         // the real inverted index.
+        let mut searched = false;
         let mirrored = mirror
             .then(|| ColumnIndex::<O>::mirrored(&footprints, codec, par))
             .flatten()
             .map(|index| {
-                let summary = run(&index);
+                let summary = run(&index, false);
+                searched = true;
                 (index, summary)
             })
             .filter(|(_, summary)| !summary.asymmetric);
         let (index, summary) = mirrored.unwrap_or_else(|| {
             let index = ColumnIndex::<O>::new(&footprints, codec, par);
-            let summary = run(&index);
+            let summary = run(&index, searched);
             debug_assert!(!summary.asymmetric, "an inverted index lists every window");
             (index, summary)
         });
@@ -355,6 +364,7 @@ fn search<O: Offset, R: Ranking>(
         smallest: SmallestFootprints::new(footprints),
         scratch: Mutex::new(Vec::new()),
         asymmetric: AtomicBool::new(false),
+        small_kernel: (1..=small_window::MAX_KEEP).contains(&stride) && small_window::available(),
     };
     options
         .parallelism
@@ -483,6 +493,8 @@ struct CandidateSearch<'a, O, R: Ranking> {
     scratch: Mutex<Vec<Scratch<R::Key>>>,
     /// Set by the first window whose overlap with itself is not `n(g)`: the other chunks stop.
     asymmetric: AtomicBool,
+    /// Whether small windows go to [`small_window::rank`] (the machine has it, and `K` fits).
+    small_kernel: bool,
 }
 
 impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
@@ -523,6 +535,7 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
                 let bounded = scratch.batch.bounded[b];
                 let Some(cheapest) = self.rank_candidates(g, b, &mut scratch) else {
                     self.asymmetric.store(true, Ordering::Relaxed);
+                    summary.asymmetric = true;
                     break;
                 };
                 summary.add_window(bounded, cheapest);
@@ -627,8 +640,27 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
             return Some(self.smallest.two_excluding(g));
         }
         let all = self.index.entries();
-        let lists = spans.iter().map(|s| &all[s.clone()]);
         let work: usize = spans.iter().map(|s| s.len()).sum();
+        if self.small_kernel && work <= small_window::MAX_WORK && !batch.bounded[b] {
+            let n_g = self.footprints.footprint_len(g);
+            let [m1, m2] = self.smallest.two_excluding(g);
+            let window = SmallWindow {
+                entries: all,
+                spans,
+                own: self.index.codec().encode(g as u32, n_g),
+                n_g: n_g as u64,
+                len_bits: self.index.codec().len_bits(),
+                bounds: [
+                    (n_g as u64).saturating_add(m1),
+                    (n_g as u64).saturating_add(m2),
+                ],
+                keep: self.stride,
+            };
+            if let Some((cheapest, own_overlap)) = self.rank.rank_small(&window, best) {
+                return (own_overlap as usize == n_g).then_some(cheapest);
+            }
+        }
+        let lists = spans.iter().map(|s| &all[s.clone()]);
         let cheapest = if work <= HASH_MAX_WORK {
             hash.reset(work);
             self.rank_with(g, lists, hash, best)
@@ -772,6 +804,16 @@ trait Ranking: Copy + Send + Sync {
     fn key(self, entry: u32, overlap: u32, cost: u64) -> Self::Key;
     /// `(window, overlap)` of a key.
     fn decode(self, key: Self::Key) -> (u32, u32);
+    /// Fills `best` for a small window through [`small_window::rank`] if that kernel makes these
+    /// keys, and returns the window's two cheapest costs and its count of itself; `None` for the
+    /// scalar path.
+    fn rank_small(
+        self,
+        _window: &SmallWindow<'_>,
+        _best: &mut TopK<Self::Key>,
+    ) -> Option<([u64; 2], u32)> {
+        None
+    }
 }
 
 /// Any [`CandidateRank`] with any entry packing, on `u128` keys ([`CandidateRank::encode`]).
@@ -840,6 +882,13 @@ impl Ranking for NarrowOverlap {
         let window = key as u32 & (u32::MAX >> self.codec.len_bits());
         (window, u32::MAX - (key >> 32) as u32)
     }
+
+    #[inline]
+    fn rank_small(self, window: &SmallWindow<'_>, best: &mut TopK<u64>) -> Option<([u64; 2], u32)> {
+        let ranked = small_window::rank(window)?;
+        best.set_sorted(&ranked.keys[..ranked.kept]);
+        Some((ranked.cheapest, ranked.own_overlap))
+    }
 }
 
 /// The `capacity` smallest keys offered since the last clear, sorted: insertion into a short
@@ -871,6 +920,14 @@ impl<K: RankKey> TopK<K> {
     fn clear(&mut self) {
         self.slots[..self.len].fill(Self::FREE);
         self.len = 0;
+    }
+
+    /// Keeps exactly `keys` (increasing, at most `capacity`), as if offered after a clear.
+    fn set_sorted(&mut self, keys: &[K]) {
+        debug_assert!(keys.windows(2).all(|p| p[0] < p[1]) && keys.len() <= self.slots.len());
+        self.slots[..keys.len()].copy_from_slice(keys);
+        self.slots[keys.len()..].fill(Self::FREE);
+        self.len = keys.len();
     }
 
     /// The kept keys, best first.

@@ -41,7 +41,7 @@ impl CacheConfig {
         if self.ways == 0
             || !self.line.is_power_of_two()
             || self.size == 0
-            || self.size % set_bytes != 0
+            || !self.size.is_multiple_of(set_bytes)
         {
             return Err(SamplingError::InvalidOption {
                 name,

@@ -125,7 +125,7 @@ impl Drop for Wait<'_> {
         let mut spins = 0u32;
         while self.0.pending.load(Ordering::Acquire) != 0 {
             spins = spins.wrapping_add(1);
-            if spins % 64 == 0 && start.elapsed() > SPIN {
+            if spins.is_multiple_of(64) && start.elapsed() > SPIN {
                 std::thread::yield_now();
             } else {
                 std::hint::spin_loop();
@@ -163,7 +163,7 @@ fn wait_for_epoch(shared: &Shared, index: usize, seen: u64) -> u64 {
             return epoch;
         }
         spins = spins.wrapping_add(1);
-        if spins % 64 != 0 || start.elapsed() < SPIN {
+        if !spins.is_multiple_of(64) || start.elapsed() < SPIN {
             std::hint::spin_loop();
             continue;
         }

@@ -119,7 +119,7 @@ pub(crate) fn descend<T: Tour>(
     let mut steps = 0u64;
     while let Some(t1) = queue.pop() {
         steps += 1;
-        if steps % CHECK_EVERY == 0 {
+        if steps.is_multiple_of(CHECK_EVERY) {
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 queue.push(t1);
                 return (gain, false);

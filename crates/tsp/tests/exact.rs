@@ -93,7 +93,7 @@ fn exact_opts(seed: u64) -> SolverOptions {
     SolverOptions {
         seed,
         max_kicks: Some(300),
-        tour: if seed % 2 == 0 {
+        tour: if seed.is_multiple_of(2) {
             TourKind::Array
         } else {
             TourKind::TwoLevel

@@ -1,0 +1,540 @@
+//! The candidate search of one small window without a hash table: its index entries (at most
+//! [`MAX_WORK`]) are sorted in AVX-512 registers, equal entries counted as runs, and the best `K`
+//! (at most [`MAX_KEEP`]) of the resulting `u64` rank keys picked by sorting networks. Every step
+//! is branch-free, where the hash accumulator and the top-K insertion took about 4,000
+//! instructions and 25 mispredicts per window of the shuffled 3D Poisson grid (w=1: 49 entries,
+//! 25 distinct windows). Results are identical to the scalar path's (same keys, same order, same
+//! two cheapest costs), which a test checks on random inputs.
+//!
+//! Used by [`crate::WindowGraph`]'s search for the default rank ([`crate::CandidateRank::Overlap`]
+//! with packed footprint lengths) on x86-64 machines with AVX-512F, checked at run time; other
+//! machines and other windows take the scalar path. SPEC section 4.
+
+use std::ops::Range;
+
+/// Most index entries (the window's work) the kernel takes: four registers of 16.
+pub(crate) const MAX_WORK: usize = 64;
+
+/// Most candidates the kernel keeps: one register of 8 keys.
+pub(crate) const MAX_KEEP: usize = 8;
+
+/// What the scalar path computes for a window, from its index entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SmallRanking {
+    /// The best keys, increasing; `kept` of them are candidates, the rest `u64::MAX`.
+    pub(crate) keys: [u64; MAX_KEEP],
+    /// Number of candidate keys in `keys` (at most the `keep` asked for).
+    pub(crate) kept: usize,
+    /// The two smallest of `bounds` and every candidate's cost `n(g) + n(h) - 2a(g,h)`.
+    pub(crate) cheapest: [u64; 2],
+    /// How many times the window's own entry occurs (`a(g,g)`).
+    pub(crate) own_overlap: u32,
+}
+
+/// The inputs of [`rank`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SmallWindow<'e> {
+    /// The whole index.
+    pub(crate) entries: &'e [u32],
+    /// The window's lists in `entries`, at most [`MAX_WORK`] entries in all.
+    pub(crate) spans: &'e [Range<usize>],
+    /// The window's own entry (counted, not a candidate).
+    pub(crate) own: u32,
+    /// `n(g)`.
+    pub(crate) n_g: u64,
+    /// Bits of an entry holding `n(h)` (every `n(h)` is held: the default rank's narrow keys).
+    pub(crate) len_bits: u32,
+    /// `n(g) + ` the two smallest `n(h)`: the costs of windows not seen.
+    pub(crate) bounds: [u64; 2],
+    /// Candidates to keep, `1..=MAX_KEEP`.
+    pub(crate) keep: usize,
+}
+
+/// Whether this machine runs the kernel (AVX-512F; checked once per search, the macro caches).
+pub(crate) fn available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Ranks the candidates of `window` as the scalar path does (keys `(u32::MAX - a) << 32 |
+/// entry.rotate_right(len_bits)`), or `None` when the kernel does not apply: no AVX-512F, more
+/// than [`MAX_WORK`] entries, or `keep` outside `1..=MAX_KEEP`.
+///
+/// # Panics
+/// If a span is outside `entries` (a caller bug).
+pub(crate) fn rank(window: &SmallWindow<'_>) -> Option<SmallRanking> {
+    let work: usize = window.spans.iter().map(|s| s.len()).sum();
+    if work > MAX_WORK || !(1..=MAX_KEEP).contains(&window.keep) || !available() {
+        return None;
+    }
+    for span in window.spans {
+        assert!(
+            span.start <= span.end && span.end <= window.entries.len(),
+            "span outside the index"
+        );
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: AVX-512F is present (checked above), the spans are inside `entries` (asserted)
+        // and hold at most `MAX_WORK` entries in all, which is what `avx512::rank` reads.
+        Some(unsafe { avx512::rank(window, work) })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        unreachable!("available() is false off x86-64")
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::{SmallRanking, SmallWindow, MAX_KEEP, MAX_WORK};
+    use std::arch::x86_64::*;
+
+    /// Lanes of a register of `u32`.
+    const LANES: usize = 16;
+    /// Registers of `u32` holding the work.
+    const REGS: usize = MAX_WORK / LANES;
+    /// Lanes of a sorted block the network merges first (and of a list's own slot).
+    const BLOCK: usize = 8;
+
+    /// Lanes of the bitonic sort's compare-exchange at distance `j` in stage `k` (over `REGS ·
+    /// 16` elements, register `r`) that take the larger value.
+    const fn take_max_u32(k: usize, j: usize, r: usize) -> u16 {
+        let mut mask = 0u16;
+        let mut lane = 0;
+        while lane < LANES {
+            let ascending = (r * LANES + lane) & k == 0;
+            let upper = lane & j != 0;
+            if ascending == upper {
+                mask |= 1 << lane;
+            }
+            lane += 1;
+        }
+        mask
+    }
+
+    /// The same for 8 lanes of `u64`, stage `k` of a sort of 8.
+    const fn take_max_u64(k: usize, j: usize) -> u8 {
+        let mut mask = 0u8;
+        let mut lane = 0;
+        while lane < 8 {
+            let ascending = lane & k == 0;
+            let upper = lane & j != 0;
+            if ascending == upper {
+                mask |= 1 << lane;
+            }
+            lane += 1;
+        }
+        mask
+    }
+
+    #[target_feature(enable = "avx512f")]
+    fn iota32() -> __m512i {
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+    }
+
+    /// One compare-exchange of every lane with lane `lane ^ j` (`u32`), the lanes of `take_max`
+    /// keeping the larger value.
+    #[target_feature(enable = "avx512f")]
+    fn exchange32(v: __m512i, j: i32, take_max: u16) -> __m512i {
+        let partner = _mm512_permutexvar_epi32(_mm512_xor_si512(iota32(), _mm512_set1_epi32(j)), v);
+        let lo = _mm512_min_epu32(v, partner);
+        let hi = _mm512_max_epu32(v, partner);
+        _mm512_mask_blend_epi32(take_max, lo, hi)
+    }
+
+    /// The same on 8 lanes of `u64`.
+    #[target_feature(enable = "avx512f")]
+    fn exchange64(v: __m512i, j: i64, take_max: u8) -> __m512i {
+        let index = _mm512_xor_si512(
+            _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7),
+            _mm512_set1_epi64(j),
+        );
+        let partner = _mm512_permutexvar_epi64(index, v);
+        let lo = _mm512_min_epu64(v, partner);
+        let hi = _mm512_max_epu64(v, partner);
+        _mm512_mask_blend_epi64(take_max, lo, hi)
+    }
+
+    /// One stage of the bitonic sort of `REGS · 16` values: compare-exchange at distance `J` in
+    /// the merge of blocks of `K`. Const parameters make every mask and permutation a constant.
+    #[target_feature(enable = "avx512f")]
+    fn stage32<const K: usize, const J: usize>(v: &mut [__m512i; REGS]) {
+        if J >= LANES {
+            let step = J / LANES;
+            for r in 0..REGS {
+                let p = r ^ step;
+                if r < p {
+                    let lo = _mm512_min_epu32(v[r], v[p]);
+                    let hi = _mm512_max_epu32(v[r], v[p]);
+                    let ascending = (r * LANES) & K == 0;
+                    (v[r], v[p]) = if ascending { (lo, hi) } else { (hi, lo) };
+                }
+            }
+        } else {
+            v[0] = exchange32(v[0], J as i32, const { take_max_u32(K, J, 0) });
+            v[1] = exchange32(v[1], J as i32, const { take_max_u32(K, J, 1) });
+            v[2] = exchange32(v[2], J as i32, const { take_max_u32(K, J, 2) });
+            v[3] = exchange32(v[3], J as i32, const { take_max_u32(K, J, 3) });
+        }
+    }
+
+    /// The first 6 stages of the bitonic sort of the `REGS · 16` values of `v`: blocks of 8,
+    /// alternately increasing and decreasing.
+    #[target_feature(enable = "avx512f")]
+    fn sort_blocks8(v: &mut [__m512i; REGS]) {
+        stage32::<2, 1>(v);
+        stage32::<4, 2>(v);
+        stage32::<4, 1>(v);
+        stage32::<8, 4>(v);
+        stage32::<8, 2>(v);
+        stage32::<8, 1>(v);
+    }
+
+    /// The other 15 stages: sorts `v` increasing from blocks of 8 alternately increasing and
+    /// decreasing.
+    #[target_feature(enable = "avx512f")]
+    fn sort_tail(v: &mut [__m512i; REGS]) {
+        const { assert!(REGS == 4 && BLOCK == 8) };
+        stage32::<16, 8>(v);
+        stage32::<16, 4>(v);
+        stage32::<16, 2>(v);
+        stage32::<16, 1>(v);
+        stage32::<32, 16>(v);
+        stage32::<32, 8>(v);
+        stage32::<32, 4>(v);
+        stage32::<32, 2>(v);
+        stage32::<32, 1>(v);
+        stage32::<64, 32>(v);
+        stage32::<64, 16>(v);
+        stage32::<64, 8>(v);
+        stage32::<64, 4>(v);
+        stage32::<64, 2>(v);
+        stage32::<64, 1>(v);
+    }
+
+    /// One stage of a bitonic sort of 8 `u64` (as [`stage32`]; `K = 16` sorts all lanes up).
+    #[target_feature(enable = "avx512f")]
+    fn stage64<const K: usize, const J: usize>(v: __m512i) -> __m512i {
+        exchange64(v, J as i64, const { take_max_u64(K, J) })
+    }
+
+    /// Sorts 8 `u64` increasing.
+    #[target_feature(enable = "avx512f")]
+    fn sort64(v: __m512i) -> __m512i {
+        let v = stage64::<2, 1>(v);
+        let v = stage64::<4, 2>(v);
+        let v = stage64::<4, 1>(v);
+        let v = stage64::<8, 4>(v);
+        let v = stage64::<8, 2>(v);
+        stage64::<8, 1>(v)
+    }
+
+    /// The 8 smallest of two increasing registers of `u64`, increasing.
+    #[target_feature(enable = "avx512f")]
+    fn merge_low64(a: __m512i, b: __m512i) -> __m512i {
+        let reversed = _mm512_permutexvar_epi64(_mm512_setr_epi64(7, 6, 5, 4, 3, 2, 1, 0), b);
+        // Increasing `a` against decreasing `b`: the lane-wise minima are the 8 smallest, in a
+        // bitonic order that three stages sort.
+        let v = _mm512_min_epu64(a, reversed);
+        let v = stage64::<16, 4>(v);
+        let v = stage64::<16, 2>(v);
+        stage64::<16, 1>(v)
+    }
+
+    /// `(smallest, second smallest)` lane-wise, updated with the lanes of `x`.
+    #[target_feature(enable = "avx512f")]
+    fn two_smallest(pair: (__m512i, __m512i), x: __m512i) -> (__m512i, __m512i) {
+        let (first, second) = pair;
+        (
+            _mm512_min_epu64(first, x),
+            _mm512_min_epu64(second, _mm512_max_epu64(first, x)),
+        )
+    }
+
+    /// See [`super::rank`]; `work` is the number of entries of the spans.
+    ///
+    /// # Safety
+    /// AVX-512F must be available, the spans inside `window.entries` and `work <= MAX_WORK`.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn rank(window: &SmallWindow<'_>, work: usize) -> SmallRanking {
+        // The entries, then `u32::MAX` (never an entry) up to `MAX_WORK`. Lists of at most 8
+        // entries each (the usual case: a shuffled 3D grid's window has 7 lists of 7) get 8
+        // lanes of their own: each is sorted already, so every block of 8 is sorted and the
+        // network starts at its 7th stage.
+        let paired =
+            window.spans.len() <= MAX_WORK / BLOCK && window.spans.iter().all(|s| s.len() <= BLOCK);
+        let mut buf = [u32::MAX; MAX_WORK];
+        let mut at = 0;
+        for span in window.spans {
+            let list = &window.entries[span.clone()];
+            buf[at..at + list.len()].copy_from_slice(list);
+            at += if paired { BLOCK } else { list.len() };
+        }
+        let mut v = [_mm512_setzero_si512(); REGS];
+        for (r, reg) in v.iter_mut().enumerate() {
+            // SAFETY: `buf` holds `MAX_WORK` values; this reads 16 of them.
+            *reg = unsafe { _mm512_loadu_si512(buf.as_ptr().add(r * LANES).cast()) };
+        }
+        if paired {
+            // The network's blocks of 8 alternate increasing and decreasing.
+            let reverse_upper =
+                _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 15, 14, 13, 12, 11, 10, 9, 8);
+            for reg in &mut v {
+                *reg = _mm512_permutexvar_epi32(reverse_upper, *reg);
+            }
+        } else {
+            sort_blocks8(&mut v);
+        }
+        sort_tail(&mut v);
+
+        // Runs of equal entries: a run starts where an entry differs from the one before.
+        let iota = iota32();
+        // Lane 15 of `before` precedes the smallest entry: anything else than that entry.
+        let mut before = _mm512_set1_epi32(!_mm512_cvtsi512_si32(v[0]));
+        let mut starts = 0u64;
+        for (r, &reg) in v.iter().enumerate() {
+            let previous = _mm512_alignr_epi32(reg, before, 15);
+            starts |= (_mm512_cmpneq_epu32_mask(reg, previous) as u64) << (r * LANES);
+            before = reg;
+        }
+        if work < MAX_WORK {
+            starts &= (1u64 << work) - 1;
+        }
+        let runs = starts.count_ones() as usize;
+        // Run starts (positions) and run values, compressed to the front; `first[runs] = work`.
+        let mut first = [work as u32; MAX_WORK + LANES];
+        let mut value = [u32::MAX; MAX_WORK + LANES];
+        let mut filled = 0;
+        for (r, &reg) in v.iter().enumerate() {
+            let mask = (starts >> (r * LANES)) as u16;
+            let positions = _mm512_maskz_compress_epi32(
+                mask,
+                _mm512_add_epi32(iota, _mm512_set1_epi32((r * LANES) as i32)),
+            );
+            let values = _mm512_maskz_compress_epi32(mask, reg);
+            let n = mask.count_ones() as usize;
+            let lanes = ((1u32 << n) - 1) as u16;
+            // SAFETY: `filled + n <= runs <= MAX_WORK`, and 16 lanes from `filled` stay inside
+            // the `MAX_WORK + LANES` slots (only the `n` lanes are written).
+            unsafe {
+                _mm512_mask_storeu_epi32(first.as_mut_ptr().add(filled).cast(), lanes, positions);
+                _mm512_mask_storeu_epi32(value.as_mut_ptr().add(filled).cast(), lanes, values);
+            }
+            filled += n;
+        }
+
+        // Keys and costs, 16 runs at a time, each half of 8 widened to `u64`.
+        let own = _mm512_set1_epi32(window.own as i32);
+        let len_mask = _mm512_set1_epi32(((1u64 << window.len_bits) - 1) as u32 as i32);
+        let rotate = _mm512_set1_epi32(window.len_bits as i32);
+        let n_g = _mm512_set1_epi64(window.n_g as i64);
+        let free = _mm512_set1_epi64(-1);
+        let mut own_overlap = 0u32;
+        let mut best = free;
+        let mut cheapest = (free, free);
+        for chunk in 0..runs.div_ceil(LANES) {
+            let base = chunk * LANES;
+            // SAFETY: `base + 1 + 16 <= MAX_WORK + LANES` slots of `first` and `value`.
+            let (starts_at, next_at, values) = unsafe {
+                (
+                    _mm512_loadu_si512(first.as_ptr().add(base).cast()),
+                    _mm512_loadu_si512(first.as_ptr().add(base + 1).cast()),
+                    _mm512_loadu_si512(value.as_ptr().add(base).cast()),
+                )
+            };
+            let valid = if runs - base >= LANES {
+                u16::MAX
+            } else {
+                ((1u32 << (runs - base)) - 1) as u16
+            };
+            let counts = _mm512_sub_epi32(next_at, starts_at);
+            let is_own = _mm512_mask_cmpeq_epu32_mask(valid, values, own);
+            own_overlap += _mm512_mask_reduce_add_epi32(is_own, counts) as u32;
+            let candidates = valid & !is_own;
+            let rank_high = _mm512_sub_epi32(_mm512_set1_epi32(-1), counts);
+            let rotated = _mm512_rorv_epi32(values, rotate);
+            let lengths = _mm512_and_si512(values, len_mask);
+            for half in 0..2 {
+                let (high, low, len, count) = if half == 0 {
+                    (
+                        _mm512_castsi512_si256(rank_high),
+                        _mm512_castsi512_si256(rotated),
+                        _mm512_castsi512_si256(lengths),
+                        _mm512_castsi512_si256(counts),
+                    )
+                } else {
+                    (
+                        _mm512_extracti64x4_epi64(rank_high, 1),
+                        _mm512_extracti64x4_epi64(rotated, 1),
+                        _mm512_extracti64x4_epi64(lengths, 1),
+                        _mm512_extracti64x4_epi64(counts, 1),
+                    )
+                };
+                let lanes = (candidates >> (8 * half)) as u8;
+                if lanes == 0 {
+                    continue;
+                }
+                let key = _mm512_or_si512(
+                    _mm512_slli_epi64(_mm512_cvtepu32_epi64(high), 32),
+                    _mm512_cvtepu32_epi64(low),
+                );
+                let key = _mm512_mask_blend_epi64(lanes, free, key);
+                best = merge_low64(best, sort64(key));
+                let cost = _mm512_sub_epi64(
+                    _mm512_add_epi64(n_g, _mm512_cvtepu32_epi64(len)),
+                    _mm512_slli_epi64(_mm512_cvtepu32_epi64(count), 1),
+                );
+                cheapest = two_smallest(cheapest, _mm512_mask_blend_epi64(lanes, free, cost));
+            }
+        }
+
+        let mut keys = [u64::MAX; MAX_KEEP];
+        // SAFETY: `keys` holds 8 `u64`, one register.
+        unsafe { _mm512_storeu_si512(keys.as_mut_ptr().cast(), best) };
+        let found = keys.iter().take_while(|&&k| k != u64::MAX).count();
+        let kept = found.min(window.keep);
+        keys[kept..].fill(u64::MAX);
+        // The two smallest costs over all lanes: the smallest lane of `first`, then the smallest
+        // of the other lanes of `first` and every lane of `second`.
+        let (first_costs, second_costs) = cheapest;
+        let c1 = _mm512_reduce_min_epu64(first_costs);
+        let at_min = _mm512_cmpeq_epu64_mask(first_costs, _mm512_set1_epi64(c1 as i64));
+        let one_lane = at_min & at_min.wrapping_neg();
+        let c2 = _mm512_reduce_min_epu64(_mm512_mask_blend_epi64(one_lane, first_costs, free))
+            .min(_mm512_reduce_min_epu64(second_costs));
+        let mut all = [c1, c2, window.bounds[0], window.bounds[1]];
+        all.sort_unstable();
+        SmallRanking {
+            keys,
+            kept,
+            cheapest: [all[0], all[1]],
+            own_overlap,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::accumulate::{Accumulator, HashAccumulator};
+    use proptest::prelude::*;
+
+    /// The scalar path's result: hash accumulator, keys, a sort.
+    fn scalar(window: &SmallWindow<'_>) -> SmallRanking {
+        let mut hash = HashAccumulator::default();
+        hash.reset(window.spans.iter().map(|s| s.len()).sum());
+        for span in window.spans {
+            for &e in &window.entries[span.clone()] {
+                hash.add(e);
+            }
+        }
+        let len_max = (1u64 << window.len_bits) - 1;
+        let mut keys = Vec::new();
+        let mut costs = vec![window.bounds[0], window.bounds[1]];
+        let mut own_overlap = 0;
+        hash.drain(|e, a| {
+            if e == window.own {
+                own_overlap = a;
+                return;
+            }
+            keys.push(((u32::MAX - a) as u64) << 32 | e.rotate_right(window.len_bits) as u64);
+            costs.push(window.n_g + (e as u64 & len_max) - 2 * a as u64);
+        });
+        keys.sort_unstable();
+        costs.sort_unstable();
+        let kept = keys.len().min(window.keep);
+        let mut top = [u64::MAX; MAX_KEEP];
+        top[..kept].copy_from_slice(&keys[..kept]);
+        SmallRanking {
+            keys: top,
+            kept,
+            cheapest: [costs[0], costs[1]],
+            own_overlap,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn kernel_ranks_like_the_scalar_path(
+            windows in 1u32..200,
+            lengths in proptest::collection::vec(0usize..12, 0..10),
+            len_bits in 1u32..12,
+            keep in 1usize..=MAX_KEEP,
+            own_window in 0u32..200,
+            seed in any::<u64>(),
+        ) {
+            // Lists of entries `h << len_bits | len(h)` over few windows (so many repeats), each
+            // sorted and distinct as in an index; the lengths fit `len_bits`.
+            let len_of = |h: u32| (h.wrapping_mul(2654435761) >> 7) % ((1 << len_bits) - 1);
+            let entry = |h: u32| h << len_bits | len_of(h);
+            let mut state = seed | 1;
+            let mut entries = Vec::new();
+            let mut spans = Vec::new();
+            for &n in &lengths {
+                let mut list: Vec<u32> = (0..n)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        entry((state % windows as u64) as u32)
+                    })
+                    .collect();
+                list.sort_unstable();
+                list.dedup();
+                spans.push(entries.len()..entries.len() + list.len());
+                entries.extend(list);
+            }
+            let own = entry(own_window % windows);
+            let window = SmallWindow {
+                entries: &entries,
+                spans: &spans,
+                own,
+                n_g: 9,
+                len_bits,
+                bounds: [11, 12],
+                keep,
+            };
+            let work = entries.len();
+            match rank(&window) {
+                Some(fast) => prop_assert_eq!(fast, scalar(&window)),
+                None => prop_assert!(work > MAX_WORK || !available()),
+            }
+        }
+    }
+
+    #[test]
+    fn kernel_declines_what_it_cannot_take() {
+        let entries: Vec<u32> = (0..70).collect();
+        let (long, short) = ([0..40, 40..65], [0..5, 5..10]);
+        let window = SmallWindow {
+            entries: &entries,
+            spans: &long,
+            own: 0,
+            n_g: 1,
+            len_bits: 1,
+            bounds: [2, 2],
+            keep: 3,
+        };
+        assert_eq!(rank(&window), None);
+        let window = SmallWindow {
+            spans: &short,
+            keep: 0,
+            ..window
+        };
+        assert_eq!(rank(&window), None);
+        let window = SmallWindow {
+            keep: MAX_KEEP + 1,
+            ..window
+        };
+        assert_eq!(rank(&window), None);
+    }
+}
