@@ -15,6 +15,12 @@ use std::ops::Range;
 /// Most index entries (the window's work) the kernel takes: four registers of 16.
 pub(crate) const MAX_WORK: usize = 64;
 
+/// Fewest index entries for which the kernel is worth its fixed cost (the caller's choice: the
+/// hash table is faster for a few entries). On the shuffled 1M-row grid with a 2% sample (most
+/// windows have 1-3 entries) the kernel for every window made the search slower, see
+/// `WindowGraph`'s search.
+pub(crate) const MIN_WORK: usize = 16;
+
 /// Most candidates the kernel keeps: one register of 8 keys.
 pub(crate) const MAX_KEEP: usize = 8;
 
