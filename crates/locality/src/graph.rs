@@ -103,18 +103,36 @@ impl GraphOptions {
 /// best `K` by the rank over all windows; when some column is bounded, a window touching one is
 /// ranked on the overlaps its sampled windows reveal (their reported overlaps are still exact).
 /// Upheld by construction.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct WindowGraph<'a> {
     footprints: Footprints<'a>,
     stride: usize,
-    /// `K` neighbours per window, then `K` overlaps per window, in one allocation (see
-    /// [`Self::with_index`]).
+    /// Room for `K` neighbours per window, then for `K` overlaps per window, in one allocation
+    /// (see [`Self::with_index`]); each chunk of windows of the search packs its candidates at
+    /// the front of its region, so that a sparse graph writes few pages.
     slots: Vec<u32>,
+    /// Where window `g`'s candidates start in each half of `slots`.
+    first: Vec<usize>,
     counts: Vec<u32>,
     bounded_columns: usize,
     bounded_windows: usize,
     lower_bound: u64,
 }
+
+/// Graphs are equal when their footprints, candidates (in order, with their overlaps), bounded
+/// counts and lower bounds are: where the search packed the candidates does not matter.
+impl PartialEq for WindowGraph<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.footprints == other.footprints
+            && self.stride == other.stride
+            && self.bounded_columns == other.bounded_columns
+            && self.bounded_windows == other.bounded_windows
+            && self.lower_bound == other.lower_bound
+            && (0..self.len()).all(|g| self.candidates(g) == other.candidates(g))
+    }
+}
+
+impl Eq for WindowGraph<'_> {}
 
 impl<'a> WindowGraph<'a> {
     /// Builds the graph of `windows` over the rows of `a` (values are ignored; for a column model
@@ -176,6 +194,7 @@ impl<'a> WindowGraph<'a> {
         // the shuffled 1M-row grid, which writes few of them.
         let mut slots = vec![0u32; 2 * nw * stride];
         let (neighbours, overlaps) = slots.split_at_mut(nw * stride);
+        let mut first = vec![0usize; nw];
         let mut counts = vec![0u32; nw];
         // Many more chunks than threads: on a machine shared with other work a thread may lose
         // its core for a while, and the others then take over its remaining chunks (the SpMV
@@ -187,6 +206,7 @@ impl<'a> WindowGraph<'a> {
                 // Slots past a window's candidates stay 0 (graphs compare equal field by field).
                 neighbours.fill(0);
                 overlaps.fill(0);
+                first.fill(0);
                 counts.fill(0);
             }
             let items: Vec<_> = ranges
@@ -194,14 +214,19 @@ impl<'a> WindowGraph<'a> {
                 .cloned()
                 .zip(split_mut_at(neighbours, &range_bounds(&ranges, stride)))
                 .zip(split_mut_at(overlaps, &range_bounds(&ranges, stride)))
+                .zip(split_mut_at(&mut first, &range_bounds(&ranges, 1)))
                 .zip(split_mut_at(&mut counts, &range_bounds(&ranges, 1)))
-                .map(|(((range, n), o), c)| {
+                .map(|((((range, n), o), f), c)| {
+                    let base = range.start * stride;
                     (
                         range,
                         ChunkOutput {
                             neighbours: n,
                             overlaps: o,
+                            first: f,
                             counts: c,
+                            base,
+                            filled: 0,
                         },
                     )
                 })
@@ -249,6 +274,7 @@ impl<'a> WindowGraph<'a> {
             footprints,
             stride,
             slots,
+            first,
             counts,
             bounded_columns,
             bounded_windows: summary.bounded_windows,
@@ -292,7 +318,7 @@ impl<'a> WindowGraph<'a> {
     /// If `g >= len()` (a caller bug).
     pub fn candidates(&self, g: usize) -> (&[u32], &[u32]) {
         let k = self.counts[g] as usize;
-        let at = g * self.stride;
+        let at = self.first[g];
         let overlaps = self.slots.len() / 2;
         (
             &self.slots[at..at + k],
@@ -406,9 +432,15 @@ impl SmallestFootprints {
 
 /// The per-window results of a chunk of consecutive windows.
 struct ChunkOutput<'a> {
+    /// The chunk's region of each half of the graph's slots.
     neighbours: &'a mut [u32],
     overlaps: &'a mut [u32],
+    first: &'a mut [usize],
     counts: &'a mut [u32],
+    /// Where the chunk's region starts in each half of the slots.
+    base: usize,
+    /// Slots of the region written so far.
+    filled: usize,
 }
 
 /// Per-thread workspace: the gathered index entries of a batch, the accumulators and the best
@@ -744,13 +776,15 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
 
     /// Writes the kept candidates of the chunk's window number `local`.
     fn write(&self, local: usize, best: &TopK<R::Key>, out: &mut ChunkOutput<'_>) {
-        let at = local * self.stride;
+        let at = out.filled;
         for (k, &key) in best.keys().iter().enumerate() {
             let (window, overlap) = self.rank.decode(key);
             out.neighbours[at + k] = window;
             out.overlaps[at + k] = overlap;
         }
+        out.first[local] = out.base + at;
         out.counts[local] = best.keys().len() as u32;
+        out.filled += best.keys().len();
     }
 
     /// The part of the index span of a bounded column that window `g` pairs with.
