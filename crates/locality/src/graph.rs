@@ -5,17 +5,20 @@
 //! adds 1 to a per-thread accumulator ([`crate::accumulate`]: a small reusable hash table, or a
 //! dense counter with a touched list for heavy windows) for each window of `c` in the inverted
 //! index (or in the footprints themselves when they are square and symmetric, as one row per
-//! window of a structurally symmetric matrix: [`crate::index`]), and a short sorted list keeps the best `K` (`u64` keys for the default rank whenever every
-//! `n(h)` is packed in the index, else `u128`). On a shuffled matrix every index read is a
-//! cache and TLB miss, which dominates the cost: the index is compact ([`crate::index`]) and
-//! windows are processed in batches of 16, pipelined: while a batch is computed, the index reads
-//! of the next two are issued as software prefetches, so the misses overlap with the work. Time
-//! `O(W)` adds, `W = Σ_c |windows(c)|·min(|windows(c)|, hub_limit+1)`, and at most as many offers
-//! to the top-K, each `O(1)` when rejected and `O(K)` when kept (worst case `O(K·W)`), parallel
-//! over windows; memory `O(nnz + K·windows)`, plus one `O(windows)` counter
-//! per thread only if a window's work exceeds 8192. Columns held by more than
-//! `hub_limit` windows (hubs, as in power-law graphs) are *bounded*: each of their windows only
-//! counts the `hub_limit` windows nearest to it in window order, so a hub costs
+//! window of a structurally symmetric matrix: [`crate::index`]), and a short sorted list keeps
+//! the best `K` (`u64` keys for the default rank whenever every `n(h)` is packed in the index,
+//! else `u128`). Windows of 16 to 64 index entries are ranked instead by sorting networks in
+//! AVX-512 registers where the machine has them ([`spmv_reorder_sparse::overlap_kernel`], same
+//! result). On a shuffled matrix every index read is a cache and TLB miss, which dominates the
+//! cost: the index is compact ([`crate::index`]) and windows are processed in batches of 16,
+//! pipelined: while a batch is computed, the index reads of the next two are issued as software
+//! prefetches, so the misses overlap with the work. Time `O(W)` adds, `W = Σ_c
+//! |windows(c)|·min(|windows(c)|, hub_limit+1)`, and at most as many offers to the top-K, each
+//! `O(1)` when rejected and `O(K)` when kept (worst case `O(K·W)`), parallel over windows; memory
+//! `O(nnz + K·windows)`, plus one `O(windows)` counter per thread only if a window's work exceeds
+//! 8192. Columns held by more than `hub_limit` windows (hubs, as in power-law graphs) are
+//! *bounded*: each of their windows only counts the `hub_limit` windows nearest to it in window
+//! order, so a hub costs
 //! `O(|windows(c)|·hub_limit)` instead of `O(|windows(c)|²)`.
 //!
 //! SPEC section 4 (thesis 4.2: only pairs with `a(g,h) > 0` are candidate edges). Called by the
@@ -27,8 +30,8 @@ use crate::error::LocalityError;
 use crate::footprint::Footprints;
 use crate::index::{ColumnIndex, EntryCodec, Offset};
 use crate::par::{balanced_ranges, range_bounds, split_mut_at, Parallelism};
-use crate::small_window::{self, SmallWindow};
 use crate::windows::Windows;
+use spmv_reorder_sparse::overlap_kernel::{self, OverlapLists};
 use spmv_reorder_sparse::{prefetch, CsrMatrix, Value};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -396,7 +399,8 @@ fn search<O: Offset, R: Ranking>(
         smallest: SmallestFootprints::new(footprints),
         scratch: Mutex::new(Vec::new()),
         asymmetric: AtomicBool::new(false),
-        small_kernel: (1..=small_window::MAX_KEEP).contains(&stride) && small_window::available(),
+        small_kernel: (1..=overlap_kernel::MAX_KEEP).contains(&stride)
+            && overlap_kernel::available(),
     };
     options
         .parallelism
@@ -533,7 +537,7 @@ struct CandidateSearch<'a, O, R: Ranking> {
     scratch: Mutex<Vec<Scratch<R::Key>>>,
     /// Set by the first window whose overlap with itself is not `n(g)`: the other chunks stop.
     asymmetric: AtomicBool,
-    /// Whether small windows go to [`small_window::rank`] (the machine has it, and `K` fits).
+    /// Whether small windows go to [`overlap_kernel::rank`] (the machine has it, and `K` fits).
     small_kernel: bool,
 }
 
@@ -693,12 +697,12 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
         let all = self.index.entries();
         let work: usize = spans.iter().map(|s| s.len()).sum();
         if self.small_kernel
-            && (small_window::MIN_WORK..=small_window::MAX_WORK).contains(&work)
+            && (overlap_kernel::MIN_WORK..=overlap_kernel::MAX_WORK).contains(&work)
             && !batch.bounded[b]
         {
             let n_g = self.footprints.footprint_len(g);
             let [m1, m2] = self.smallest.two_excluding(g);
-            let window = SmallWindow {
+            let window = OverlapLists {
                 entries: all,
                 spans,
                 own: self.index.codec().encode(g as u32, n_g),
@@ -860,12 +864,12 @@ trait Ranking: Copy + Send + Sync {
     fn key(self, entry: u32, overlap: u32, cost: u64) -> Self::Key;
     /// `(window, overlap)` of a key.
     fn decode(self, key: Self::Key) -> (u32, u32);
-    /// Fills `best` for a small window through [`small_window::rank`] if that kernel makes these
+    /// Fills `best` for a small window through [`overlap_kernel::rank`] if that kernel makes these
     /// keys, and returns the window's two cheapest costs and its count of itself; `None` for the
     /// scalar path.
     fn rank_small(
         self,
-        _window: &SmallWindow<'_>,
+        _window: &OverlapLists<'_>,
         _best: &mut TopK<Self::Key>,
     ) -> Option<([u64; 2], u32)> {
         None
@@ -940,8 +944,12 @@ impl Ranking for NarrowOverlap {
     }
 
     #[inline]
-    fn rank_small(self, window: &SmallWindow<'_>, best: &mut TopK<u64>) -> Option<([u64; 2], u32)> {
-        let ranked = small_window::rank(window)?;
+    fn rank_small(
+        self,
+        window: &OverlapLists<'_>,
+        best: &mut TopK<u64>,
+    ) -> Option<([u64; 2], u32)> {
+        let ranked = overlap_kernel::rank(window)?;
         best.set_sorted(&ranked.keys[..ranked.kept]);
         Some((ranked.cheapest, ranked.own_overlap))
     }

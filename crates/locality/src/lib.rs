@@ -80,7 +80,7 @@
 //! - **Degenerate input has defined results**: 0 rows give 0 windows and distance 0; 1 row gives
 //!   one window; empty rows give empty footprints that overlap nothing; a window size of 0, windows
 //!   of the wrong size and invalid window orders are typed errors ([`LocalityError`]).
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod accumulate;
@@ -91,9 +91,6 @@ mod footprint;
 mod graph;
 mod index;
 mod par;
-// The one module with `unsafe`: AVX-512 loads and stores in a measured hot loop.
-#[allow(unsafe_code)]
-mod small_window;
 mod windows;
 
 pub use cache_model::{spmv_x_misses, x_misses, CacheModel, CacheShape, ModelledCost};

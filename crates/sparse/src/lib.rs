@@ -5,8 +5,13 @@
 //!   `B = P·A·Qᵀ ⇒ B·(Q·x) = P·(A·x)`.
 //! - [`row_sum`]: the one summation order of a row of `y = A·x` (two accumulators, even and odd
 //!   positions), shared by the reference product and the parallel kernels.
-//! - [`prefetch`]: a software prefetch hint, the one `unsafe` call of this crate, for the hot loops
-//!   that read ahead of themselves (SpMV kernels, the window graph's candidate search).
+//! - [`prefetch`]: a software prefetch hint for the hot loops that read ahead of themselves (SpMV
+//!   kernels, the window graph's candidate search).
+//! - [`overlap_kernel`]: the window graph's candidate search for one small window in AVX-512
+//!   registers (sorting networks instead of a hash table), checked at run time.
+//!
+//! These two are the crate's only `unsafe` code (so that the crates above it need none), each
+//! behind a safe function that checks what the unsafe part relies on.
 //! - [`Value`]: the entry types, one per Matrix Market field (`f64`, `i64`, [`Complex64`], and `()`
 //!   for patterns), and [`AnyCsr`], a matrix of any of them.
 //!
@@ -41,6 +46,9 @@
 mod any;
 mod csr;
 mod error;
+// AVX-512 loads and stores in a measured hot loop, behind a checked safe function.
+#[allow(unsafe_code)]
+pub mod overlap_kernel;
 mod perm;
 mod prefetch;
 mod row_sum;

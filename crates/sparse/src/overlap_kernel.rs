@@ -1,63 +1,89 @@
-//! The candidate search of one small window without a hash table: its index entries (at most
-//! [`MAX_WORK`]) are sorted in AVX-512 registers, equal entries counted as runs, and the best `K`
-//! (at most [`MAX_KEEP`]) of the resulting `u64` rank keys picked by sorting networks. Every step
-//! is branch-free, where the hash accumulator and the top-K insertion took about 4,000
-//! instructions and 25 mispredicts per window of the shuffled 3D Poisson grid (w=1: 49 entries,
-//! 25 distinct windows). Results are identical to the scalar path's (same keys, same order, same
-//! two cheapest costs), which a test checks on random inputs.
+//! The candidate search of one small window of the locality model (`spmv-reorder-locality`'s
+//! window graph) without a hash table: the window's index lists (at most [`MAX_WORK`] entries in
+//! all) are sorted in AVX-512 registers, equal entries counted as runs, and the best `K` (at most
+//! [`MAX_KEEP`]) of the resulting `u64` rank keys picked by sorting networks. Every step is
+//! branch-free, where the hash accumulator and the top-K insertion took about 4,000 instructions
+//! and 25 mispredicts per window of the shuffled 3D Poisson grid (w=1: 49 entries, 25 distinct
+//! windows). The result is the scalar path's (same keys, same order, same two cheapest costs),
+//! which a test checks on random inputs.
 //!
-//! Used by [`crate::WindowGraph`]'s search for the default rank ([`crate::CandidateRank::Overlap`]
-//! with packed footprint lengths) on x86-64 machines with AVX-512F, checked at run time; other
-//! machines and other windows take the scalar path. SPEC section 4.
+//! It lives here, with the crate's other `unsafe` helper, so that the locality crate stays free
+//! of `unsafe`. Called by the locality crate's candidate search for its default rank (largest
+//! overlap, packed footprint lengths) on x86-64 machines with AVX-512F and AVX-512VL, checked at
+//! run time; other machines and other windows take the scalar path. SPEC section 4.
+//!
+//! ```
+//! use spmv_reorder_sparse::overlap_kernel::{rank, OverlapLists};
+//!
+//! // Window 0 (entry `0 << 4 | 2`: window 0, 2 columns) shares its two columns with window 1
+//! // and one with window 2; entries pack `window << len_bits | n(window)`.
+//! let entry = |h: u32, n: u32| h << 4 | n;
+//! let entries = [entry(0, 2), entry(1, 3), entry(2, 1), entry(0, 2), entry(1, 3)];
+//! let lists = OverlapLists {
+//!     entries: &entries,
+//!     spans: &[0..3, 3..5],
+//!     own: entry(0, 2),
+//!     n_g: 2,
+//!     len_bits: 4,
+//!     bounds: [3, 3],
+//!     keep: 2,
+//! };
+//! if let Some(ranked) = rank(&lists) {
+//!     // Window 1 first (overlap 2), then window 2 (overlap 1).
+//!     assert_eq!(ranked.kept, 2);
+//!     assert_eq!(ranked.keys[0] >> 32, u64::from(u32::MAX - 2));
+//!     assert_eq!(ranked.own_overlap, 2);
+//!     assert_eq!(ranked.cheapest, [1, 1]); // n(g) + n(h) - 2a: 2 + 3 - 4 and 2 + 1 - 2
+//! }
+//! ```
 
 use std::ops::Range;
 
 /// Most index entries (the window's work) the kernel takes: four registers of 16.
-pub(crate) const MAX_WORK: usize = 64;
+pub const MAX_WORK: usize = 64;
 
-/// Fewest index entries for which the kernel is worth its fixed cost (the caller's choice: the
-/// hash table is faster for a few entries). On the shuffled 1M-row grid with a 2% sample (most
-/// windows have 1-3 entries) the kernel for every window made the search slower, see
-/// `WindowGraph`'s search.
-pub(crate) const MIN_WORK: usize = 16;
+/// Fewest index entries for which the kernel is worth its fixed cost (the caller's choice: a hash
+/// table is faster for a few entries). On the shuffled 1M-row grid with a 2% sample (most windows
+/// have 1-3 entries), the kernel for every window made the candidate search slower.
+pub const MIN_WORK: usize = 16;
 
 /// Most candidates the kernel keeps: one register of 8 keys.
-pub(crate) const MAX_KEEP: usize = 8;
+pub const MAX_KEEP: usize = 8;
 
 /// What the scalar path computes for a window, from its index entries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct SmallRanking {
+pub struct OverlapRanking {
     /// The best keys, increasing; `kept` of them are candidates, the rest `u64::MAX`.
-    pub(crate) keys: [u64; MAX_KEEP],
+    pub keys: [u64; MAX_KEEP],
     /// Number of candidate keys in `keys` (at most the `keep` asked for).
-    pub(crate) kept: usize,
+    pub kept: usize,
     /// The two smallest of `bounds` and every candidate's cost `n(g) + n(h) - 2a(g,h)`.
-    pub(crate) cheapest: [u64; 2],
+    pub cheapest: [u64; 2],
     /// How many times the window's own entry occurs (`a(g,g)`).
-    pub(crate) own_overlap: u32,
+    pub own_overlap: u32,
 }
 
 /// The inputs of [`rank`].
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct SmallWindow<'e> {
+pub struct OverlapLists<'e> {
     /// The whole index.
-    pub(crate) entries: &'e [u32],
+    pub entries: &'e [u32],
     /// The window's lists in `entries`, at most [`MAX_WORK`] entries in all.
-    pub(crate) spans: &'e [Range<usize>],
+    pub spans: &'e [Range<usize>],
     /// The window's own entry (counted, not a candidate).
-    pub(crate) own: u32,
+    pub own: u32,
     /// `n(g)`.
-    pub(crate) n_g: u64,
+    pub n_g: u64,
     /// Bits of an entry holding `n(h)` (every `n(h)` is held: the default rank's narrow keys).
-    pub(crate) len_bits: u32,
+    pub len_bits: u32,
     /// `n(g) + ` the two smallest `n(h)`: the costs of windows not seen.
-    pub(crate) bounds: [u64; 2],
+    pub bounds: [u64; 2],
     /// Candidates to keep, `1..=MAX_KEEP`.
-    pub(crate) keep: usize,
+    pub keep: usize,
 }
 
 /// Whether this machine runs the kernel (AVX-512F; checked once per search, the macro caches).
-pub(crate) fn available() -> bool {
+pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx512f")
@@ -74,7 +100,7 @@ pub(crate) fn available() -> bool {
 ///
 /// # Panics
 /// If a span is outside `entries` (a caller bug).
-pub(crate) fn rank(window: &SmallWindow<'_>) -> Option<SmallRanking> {
+pub fn rank(window: &OverlapLists<'_>) -> Option<OverlapRanking> {
     let work: usize = window.spans.iter().map(|s| s.len()).sum();
     if work > MAX_WORK || !(1..=MAX_KEEP).contains(&window.keep) || !available() {
         return None;
@@ -99,7 +125,7 @@ pub(crate) fn rank(window: &SmallWindow<'_>) -> Option<SmallRanking> {
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
-    use super::{SmallRanking, SmallWindow, MAX_KEEP, MAX_WORK};
+    use super::{OverlapLists, OverlapRanking, MAX_KEEP, MAX_WORK};
     use std::arch::x86_64::*;
 
     /// Lanes of a register of `u32`.
@@ -269,7 +295,9 @@ mod avx512 {
     /// # Safety
     /// AVX-512F must be available, the spans inside `window.entries` and `work <= MAX_WORK`.
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn rank(window: &SmallWindow<'_>, work: usize) -> SmallRanking {
+    pub(super) unsafe fn rank(window: &OverlapLists<'_>, work: usize) -> OverlapRanking {
+        debug_assert!(work <= MAX_WORK && (1..=MAX_KEEP).contains(&window.keep));
+        debug_assert!(window.spans.iter().all(|s| s.end <= window.entries.len()));
         // The entries, then `u32::MAX` (never an entry) up to `MAX_WORK`. Lists of at most 8
         // entries each (the usual case: a shuffled 3D grid's window has 7 lists of 7) get 8
         // lanes of their own: each is sorted already, so every block of 8 is sorted and the
@@ -417,7 +445,7 @@ mod avx512 {
             .min(_mm512_reduce_min_epu64(second_costs));
         let mut all = [c1, c2, window.bounds[0], window.bounds[1]];
         all.sort_unstable();
-        SmallRanking {
+        OverlapRanking {
             keys,
             kept,
             cheapest: [all[0], all[1]],
@@ -429,36 +457,35 @@ mod avx512 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::accumulate::{Accumulator, HashAccumulator};
     use proptest::prelude::*;
+    use std::collections::BTreeMap;
 
-    /// The scalar path's result: hash accumulator, keys, a sort.
-    fn scalar(window: &SmallWindow<'_>) -> SmallRanking {
-        let mut hash = HashAccumulator::default();
-        hash.reset(window.spans.iter().map(|s| s.len()).sum());
+    /// The scalar path's result: counts in a map, keys, a sort.
+    fn scalar(window: &OverlapLists<'_>) -> OverlapRanking {
+        let mut counts = BTreeMap::new();
         for span in window.spans {
             for &e in &window.entries[span.clone()] {
-                hash.add(e);
+                *counts.entry(e).or_insert(0u32) += 1;
             }
         }
         let len_max = (1u64 << window.len_bits) - 1;
         let mut keys = Vec::new();
         let mut costs = vec![window.bounds[0], window.bounds[1]];
         let mut own_overlap = 0;
-        hash.drain(|e, a| {
+        for (&e, &a) in &counts {
             if e == window.own {
                 own_overlap = a;
-                return;
+                continue;
             }
             keys.push(((u32::MAX - a) as u64) << 32 | e.rotate_right(window.len_bits) as u64);
             costs.push(window.n_g + (e as u64 & len_max) - 2 * a as u64);
-        });
+        }
         keys.sort_unstable();
         costs.sort_unstable();
         let kept = keys.len().min(window.keep);
         let mut top = [u64::MAX; MAX_KEEP];
         top[..kept].copy_from_slice(&keys[..kept]);
-        SmallRanking {
+        OverlapRanking {
             keys: top,
             kept,
             cheapest: [costs[0], costs[1]],
@@ -500,7 +527,7 @@ mod tests {
                 entries.extend(list);
             }
             let own = entry(own_window % windows);
-            let window = SmallWindow {
+            let window = OverlapLists {
                 entries: &entries,
                 spans: &spans,
                 own,
@@ -521,7 +548,7 @@ mod tests {
     fn kernel_declines_what_it_cannot_take() {
         let entries: Vec<u32> = (0..70).collect();
         let (long, short) = ([0..40, 40..65], [0..5, 5..10]);
-        let window = SmallWindow {
+        let window = OverlapLists {
             entries: &entries,
             spans: &long,
             own: 0,
@@ -531,13 +558,13 @@ mod tests {
             keep: 3,
         };
         assert_eq!(rank(&window), None);
-        let window = SmallWindow {
+        let window = OverlapLists {
             spans: &short,
             keep: 0,
             ..window
         };
         assert_eq!(rank(&window), None);
-        let window = SmallWindow {
+        let window = OverlapLists {
             keep: MAX_KEEP + 1,
             ..window
         };
