@@ -1,11 +1,13 @@
 //! The candidate search of one small window of the locality model (`spmv-reorder-locality`'s
 //! window graph) without a hash table: the window's index lists (at most [`MAX_WORK`] entries in
-//! all) are sorted in AVX-512 registers, equal entries counted as runs, and the best `K` (at most
-//! [`MAX_KEEP`]) of the resulting `u64` rank keys picked by sorting networks. Every step is
-//! branch-free, where the hash accumulator and the top-K insertion took about 4,000 instructions
-//! and 25 mispredicts per window of the shuffled 3D Poisson grid (w=1: 49 entries, 25 distinct
-//! windows). The result is the scalar path's (same keys, same order, same two cheapest costs),
-//! which a test checks on random inputs.
+//! all), rotated so that they order like the rank's ties (`n(h)`, then `h`), are sorted in
+//! AVX-512 registers by a bitonic network (from its 7th stage when every list is sorted already),
+//! equal entries are counted as runs, and the best `K` (at most [`MAX_KEEP`]) are the runs of the
+//! largest count, then of the next, in run order. The hash accumulator and the top-K insertion
+//! took about 4,000 instructions and 25 mispredicts per window of the shuffled 3D Poisson grid
+//! (w=1: 49 entries, 25 distinct windows); here the sort is branch-free and the selection loops
+//! over one or two count levels. The result is the scalar path's (same keys, same order, same two
+//! cheapest costs), which a test checks on random inputs.
 //!
 //! It lives here, with the crate's other `unsafe` helper, so that the locality crate stays free
 //! of `unsafe`. Called by the locality crate's candidate search for its default rank (largest
@@ -151,21 +153,6 @@ mod avx512 {
         mask
     }
 
-    /// The same for 8 lanes of `u64`, stage `k` of a sort of 8.
-    const fn take_max_u64(k: usize, j: usize) -> u8 {
-        let mut mask = 0u8;
-        let mut lane = 0;
-        while lane < 8 {
-            let ascending = lane & k == 0;
-            let upper = lane & j != 0;
-            if ascending == upper {
-                mask |= 1 << lane;
-            }
-            lane += 1;
-        }
-        mask
-    }
-
     #[target_feature(enable = "avx512f")]
     fn iota32() -> __m512i {
         _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
@@ -179,19 +166,6 @@ mod avx512 {
         let lo = _mm512_min_epu32(v, partner);
         let hi = _mm512_max_epu32(v, partner);
         _mm512_mask_blend_epi32(take_max, lo, hi)
-    }
-
-    /// The same on 8 lanes of `u64`.
-    #[target_feature(enable = "avx512f")]
-    fn exchange64(v: __m512i, j: i64, take_max: u8) -> __m512i {
-        let index = _mm512_xor_si512(
-            _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7),
-            _mm512_set1_epi64(j),
-        );
-        let partner = _mm512_permutexvar_epi64(index, v);
-        let lo = _mm512_min_epu64(v, partner);
-        let hi = _mm512_max_epu64(v, partner);
-        _mm512_mask_blend_epi64(take_max, lo, hi)
     }
 
     /// One stage of the bitonic sort of `REGS · 16` values: compare-exchange at distance `J` in
@@ -251,33 +225,16 @@ mod avx512 {
         stage32::<64, 1>(v);
     }
 
-    /// One stage of a bitonic sort of 8 `u64` (as [`stage32`]; `K = 16` sorts all lanes up).
-    #[target_feature(enable = "avx512f")]
-    fn stage64<const K: usize, const J: usize>(v: __m512i) -> __m512i {
-        exchange64(v, J as i64, const { take_max_u64(K, J) })
-    }
-
-    /// Sorts 8 `u64` increasing.
-    #[target_feature(enable = "avx512f")]
-    fn sort64(v: __m512i) -> __m512i {
-        let v = stage64::<2, 1>(v);
-        let v = stage64::<4, 2>(v);
-        let v = stage64::<4, 1>(v);
-        let v = stage64::<8, 4>(v);
-        let v = stage64::<8, 2>(v);
-        stage64::<8, 1>(v)
-    }
-
-    /// The 8 smallest of two increasing registers of `u64`, increasing.
-    #[target_feature(enable = "avx512f")]
-    fn merge_low64(a: __m512i, b: __m512i) -> __m512i {
-        let reversed = _mm512_permutexvar_epi64(_mm512_setr_epi64(7, 6, 5, 4, 3, 2, 1, 0), b);
-        // Increasing `a` against decreasing `b`: the lane-wise minima are the 8 smallest, in a
-        // bitonic order that three stages sort.
-        let v = _mm512_min_epu64(a, reversed);
-        let v = stage64::<16, 4>(v);
-        let v = stage64::<16, 2>(v);
-        stage64::<16, 1>(v)
+    /// Whether every block of 8 lanes of `v` is non-decreasing.
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn blocks_sorted(v: &[__m512i; REGS]) -> bool {
+        let mut descents = 0u16;
+        for &reg in v {
+            // Lane `l` against lane `l - 1`; lanes 0 and 8 start a block.
+            let previous = _mm512_alignr_epi32(reg, reg, 15);
+            descents |= _mm512_cmplt_epu32_mask(reg, previous);
+        }
+        descents & !0x0101 == 0
     }
 
     /// `(smallest, second smallest)` lane-wise, updated with the lanes of `x`.
@@ -311,12 +268,16 @@ mod avx512 {
             buf[at..at + list.len()].copy_from_slice(list);
             at += if paired { BLOCK } else { list.len() };
         }
+        // Entries rotated to `n(h) << window_bits | h`, the order of the rank's ties, so that the
+        // runs come out in rank order (`u32::MAX` padding stays `u32::MAX`).
+        let rotate = _mm512_set1_epi32(window.len_bits as i32);
         let mut v = [_mm512_setzero_si512(); REGS];
         for (r, reg) in v.iter_mut().enumerate() {
             // SAFETY: `buf` holds `MAX_WORK` values; this reads 16 of them.
-            *reg = unsafe { _mm512_loadu_si512(buf.as_ptr().add(r * LANES).cast()) };
+            let loaded = unsafe { _mm512_loadu_si512(buf.as_ptr().add(r * LANES).cast()) };
+            *reg = _mm512_rorv_epi32(loaded, rotate);
         }
-        if paired {
+        if paired && blocks_sorted(&v) {
             // The network's blocks of 8 alternate increasing and decreasing.
             let reverse_upper =
                 _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 15, 14, 13, 12, 11, 10, 9, 8);
@@ -330,7 +291,7 @@ mod avx512 {
 
         // Runs of equal entries: a run starts where an entry differs from the one before.
         let iota = iota32();
-        // Lane 15 of `before` precedes the smallest entry: anything else than that entry.
+        // Lane 15 of `before` precedes the smallest value: anything else than that value.
         let mut before = _mm512_set1_epi32(!_mm512_cvtsi512_si32(v[0]));
         let mut starts = 0u64;
         for (r, &reg) in v.iter().enumerate() {
@@ -364,19 +325,21 @@ mod avx512 {
             filled += n;
         }
 
-        // Keys and costs, 16 runs at a time, each half of 8 widened to `u64`.
-        let own = _mm512_set1_epi32(window.own as i32);
-        let len_mask = _mm512_set1_epi32(((1u64 << window.len_bits) - 1) as u32 as i32);
-        let rotate = _mm512_set1_epi32(window.len_bits as i32);
+        // Counts and costs, 16 runs at a time (costs in `u64`, each half of 8 widened).
+        let own = _mm512_set1_epi32(window.own.rotate_right(window.len_bits) as i32);
+        let len_shift = _mm512_set1_epi32(32 - window.len_bits as i32);
         let n_g = _mm512_set1_epi64(window.n_g as i64);
         let free = _mm512_set1_epi64(-1);
         let mut own_overlap = 0u32;
-        let mut best = free;
         let mut cheapest = (free, free);
-        for chunk in 0..runs.div_ceil(LANES) {
+        let chunks = runs.div_ceil(LANES);
+        let mut counts = [_mm512_setzero_si512(); REGS];
+        let mut values = [_mm512_setzero_si512(); REGS];
+        let mut candidates = [0u16; REGS];
+        for chunk in 0..chunks {
             let base = chunk * LANES;
             // SAFETY: `base + 1 + 16 <= MAX_WORK + LANES` slots of `first` and `value`.
-            let (starts_at, next_at, values) = unsafe {
+            let (starts_at, next_at, run_values) = unsafe {
                 (
                     _mm512_loadu_si512(first.as_ptr().add(base).cast()),
                     _mm512_loadu_si512(first.as_ptr().add(base + 1).cast()),
@@ -388,39 +351,29 @@ mod avx512 {
             } else {
                 ((1u32 << (runs - base)) - 1) as u16
             };
-            let counts = _mm512_sub_epi32(next_at, starts_at);
-            let is_own = _mm512_mask_cmpeq_epu32_mask(valid, values, own);
-            own_overlap += _mm512_mask_reduce_add_epi32(is_own, counts) as u32;
-            let candidates = valid & !is_own;
-            let rank_high = _mm512_sub_epi32(_mm512_set1_epi32(-1), counts);
-            let rotated = _mm512_rorv_epi32(values, rotate);
-            let lengths = _mm512_and_si512(values, len_mask);
+            let count = _mm512_sub_epi32(next_at, starts_at);
+            let is_own = _mm512_mask_cmpeq_epu32_mask(valid, run_values, own);
+            own_overlap += _mm512_mask_reduce_add_epi32(is_own, count) as u32;
+            candidates[chunk] = valid & !is_own;
+            counts[chunk] = count;
+            values[chunk] = run_values;
+            let lengths = _mm512_srlv_epi32(run_values, len_shift);
             for half in 0..2 {
-                let (high, low, len, count) = if half == 0 {
-                    (
-                        _mm512_castsi512_si256(rank_high),
-                        _mm512_castsi512_si256(rotated),
-                        _mm512_castsi512_si256(lengths),
-                        _mm512_castsi512_si256(counts),
-                    )
-                } else {
-                    (
-                        _mm512_extracti64x4_epi64(rank_high, 1),
-                        _mm512_extracti64x4_epi64(rotated, 1),
-                        _mm512_extracti64x4_epi64(lengths, 1),
-                        _mm512_extracti64x4_epi64(counts, 1),
-                    )
-                };
-                let lanes = (candidates >> (8 * half)) as u8;
+                let lanes = (candidates[chunk] >> (8 * half)) as u8;
                 if lanes == 0 {
                     continue;
                 }
-                let key = _mm512_or_si512(
-                    _mm512_slli_epi64(_mm512_cvtepu32_epi64(high), 32),
-                    _mm512_cvtepu32_epi64(low),
-                );
-                let key = _mm512_mask_blend_epi64(lanes, free, key);
-                best = merge_low64(best, sort64(key));
+                let (len, count) = if half == 0 {
+                    (
+                        _mm512_castsi512_si256(lengths),
+                        _mm512_castsi512_si256(count),
+                    )
+                } else {
+                    (
+                        _mm512_extracti64x4_epi64(lengths, 1),
+                        _mm512_extracti64x4_epi64(count, 1),
+                    )
+                };
                 let cost = _mm512_sub_epi64(
                     _mm512_add_epi64(n_g, _mm512_cvtepu32_epi64(len)),
                     _mm512_slli_epi64(_mm512_cvtepu32_epi64(count), 1),
@@ -429,12 +382,47 @@ mod avx512 {
             }
         }
 
+        // The best keys: the runs of the largest count first, then of the next, each level in
+        // run order (which is the order of the rank's ties). Meshes need one level or two.
         let mut keys = [u64::MAX; MAX_KEEP];
-        // SAFETY: `keys` holds 8 `u64`, one register.
-        unsafe { _mm512_storeu_si512(keys.as_mut_ptr().cast(), best) };
-        let found = keys.iter().take_while(|&&k| k != u64::MAX).count();
-        let kept = found.min(window.keep);
-        keys[kept..].fill(u64::MAX);
+        let mut kept = 0;
+        while kept < window.keep {
+            let mut largest = 0u32;
+            for chunk in 0..chunks {
+                largest = largest.max(_mm512_mask_reduce_max_epu32(
+                    candidates[chunk],
+                    counts[chunk],
+                ));
+            }
+            if largest == 0 {
+                break;
+            }
+            let high = ((u32::MAX - largest) as u64) << 32;
+            for chunk in 0..chunks {
+                let level = _mm512_mask_cmpeq_epu32_mask(
+                    candidates[chunk],
+                    counts[chunk],
+                    _mm512_set1_epi32(largest as i32),
+                );
+                candidates[chunk] &= !level;
+                let mut picked = [0u32; LANES];
+                // SAFETY: `picked` holds 16 `u32`, one register.
+                unsafe {
+                    _mm512_storeu_si512(
+                        picked.as_mut_ptr().cast(),
+                        _mm512_maskz_compress_epi32(level, values[chunk]),
+                    )
+                };
+                let take = (level.count_ones() as usize).min(window.keep - kept);
+                for (key, &picked) in keys[kept..kept + take].iter_mut().zip(&picked) {
+                    *key = high | picked as u64;
+                }
+                kept += take;
+                if kept == window.keep {
+                    break;
+                }
+            }
+        }
         // The two smallest costs over all lanes: the smallest lane of `first`, then the smallest
         // of the other lanes of `first` and every lane of `second`.
         let (first_costs, second_costs) = cheapest;
