@@ -11,7 +11,7 @@
 //!
 //! It lives here, with the crate's other `unsafe` helper, so that the locality crate stays free
 //! of `unsafe`. Called by the locality crate's candidate search for its default rank (largest
-//! overlap, packed footprint lengths) on x86-64 machines with AVX-512F and AVX-512VL, checked at
+//! overlap, packed footprint lengths) on x86-64 machines with AVX-512F, checked at
 //! run time; other machines and other windows take the scalar path. SPEC section 4.
 //!
 //! ```
@@ -226,7 +226,7 @@ mod avx512 {
     }
 
     /// Whether every block of 8 lanes of `v` is non-decreasing.
-    #[target_feature(enable = "avx512f,avx512vl")]
+    #[target_feature(enable = "avx512f")]
     fn blocks_sorted(v: &[__m512i; REGS]) -> bool {
         let mut descents = 0u16;
         for &reg in v {
