@@ -694,17 +694,13 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
             && !batch.bounded[b]
         {
             let n_g = self.footprints.footprint_len(g);
-            let [m1, m2] = self.smallest.two_excluding(g);
             let window = OverlapLists {
                 entries: all,
                 spans,
                 own: self.index.codec().encode(g as u32, n_g),
                 n_g: n_g as u64,
                 len_bits: self.index.codec().len_bits(),
-                bounds: [
-                    (n_g as u64).saturating_add(m1),
-                    (n_g as u64).saturating_add(m2),
-                ],
+                bounds: self.unseen_costs(g, n_g as u64),
                 keep: self.stride,
             };
             if let Some((cheapest, own_overlap)) = self.rank.rank_small(&window, best) {
@@ -748,8 +744,7 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
             }
         }
         let n_g = self.footprints.footprint_len(g) as u64;
-        let [m1, m2] = self.smallest.two_excluding(g);
-        let mut cheapest = [n_g.saturating_add(m1), n_g.saturating_add(m2)];
+        let mut cheapest = self.unseen_costs(g, n_g);
         best.clear();
         let mut own_overlap = 0;
         acc.drain(|key, overlap| {
@@ -769,6 +764,13 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
             best.offer(self.rank.key(key, overlap, cost));
         });
         (own_overlap as u64 == n_g).then_some(cheapest)
+    }
+
+    /// `n(g) + ` the two smallest `n(h)`, `h != g`: the two cheapest costs of windows `g` does not
+    /// overlap.
+    fn unseen_costs(&self, g: usize, n_g: u64) -> [u64; 2] {
+        let [m1, m2] = self.smallest.two_excluding(g);
+        [n_g.saturating_add(m1), n_g.saturating_add(m2)]
     }
 
     /// Writes the kept candidates of the chunk's window number `local`.

@@ -76,7 +76,8 @@ pub struct OverlapLists<'e> {
     pub own: u32,
     /// `n(g)`.
     pub n_g: u64,
-    /// Bits of an entry holding `n(h)` (every `n(h)` is held: the default rank's narrow keys).
+    /// Bits of an entry holding `n(h)`, at most 31 (every `n(h)` is held: the default rank's
+    /// narrow keys).
     pub len_bits: u32,
     /// `n(g) + ` the two smallest `n(h)`: the costs of windows not seen.
     pub bounds: [u64; 2],
@@ -98,13 +99,17 @@ pub fn available() -> bool {
 
 /// Ranks the candidates of `window` as the scalar path does (keys `(u32::MAX - a) << 32 |
 /// entry.rotate_right(len_bits)`), or `None` when the kernel does not apply: no AVX-512F, more
-/// than [`MAX_WORK`] entries, or `keep` outside `1..=MAX_KEEP`.
+/// than [`MAX_WORK`] entries, `keep` outside `1..=MAX_KEEP`, or `len_bits` above 31.
 ///
 /// # Panics
 /// If a span is outside `entries` (a caller bug).
 pub fn rank(window: &OverlapLists<'_>) -> Option<OverlapRanking> {
     let work: usize = window.spans.iter().map(|s| s.len()).sum();
-    if work > MAX_WORK || !(1..=MAX_KEEP).contains(&window.keep) || !available() {
+    if work > MAX_WORK
+        || !(1..=MAX_KEEP).contains(&window.keep)
+        || window.len_bits > 31
+        || !available()
+    {
         return None;
     }
     for span in window.spans {
@@ -519,9 +524,10 @@ mod tests {
                 entries: &entries,
                 spans: &spans,
                 own,
-                n_g: 9,
+                // Above twice any overlap here (at most one per list), so costs stay positive.
+                n_g: 64,
                 len_bits,
-                bounds: [11, 12],
+                bounds: [66, 67],
                 keep,
             };
             let work = entries.len();
@@ -554,6 +560,12 @@ mod tests {
         assert_eq!(rank(&window), None);
         let window = OverlapLists {
             keep: MAX_KEEP + 1,
+            ..window
+        };
+        assert_eq!(rank(&window), None);
+        let window = OverlapLists {
+            keep: 1,
+            len_bits: 32,
             ..window
         };
         assert_eq!(rank(&window), None);
