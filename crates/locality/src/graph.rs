@@ -18,8 +18,7 @@
 //! `O(nnz + K·windows)`, plus one `O(windows)` counter per thread only if a window's work exceeds
 //! 8192. Columns held by more than `hub_limit` windows (hubs, as in power-law graphs) are
 //! *bounded*: each of their windows only counts the `hub_limit` windows nearest to it in window
-//! order, so a hub costs
-//! `O(|windows(c)|·hub_limit)` instead of `O(|windows(c)|²)`.
+//! order, so a hub costs `O(|windows(c)|·hub_limit)` instead of `O(|windows(c)|²)`.
 //!
 //! SPEC section 4 (thesis 4.2: only pairs with `a(g,h) > 0` are candidate edges). Called by the
 //! reordering pipeline, which adapts the graph to the TSP crate's cost oracle and candidate lists.
@@ -689,53 +688,52 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
         let spans = &batch.spans[batch.spans_of[b]..batch.spans_of[b + 1]];
         let all = self.index.entries();
         let work: usize = spans.iter().map(|s| s.len()).sum();
-        if self.small_kernel
-            && (overlap_kernel::MIN_WORK..=overlap_kernel::MAX_WORK).contains(&work)
-            && !batch.bounded[b]
-        {
-            let n_g = self.footprints.footprint_len(g);
-            let window = OverlapLists {
-                entries: all,
-                spans,
-                own: self.index.codec().encode(g as u32, n_g),
-                n_g: n_g as u64,
-                len_bits: self.index.codec().len_bits(),
-                bounds: self.unseen_costs(g, n_g as u64),
-                keep: self.stride,
-            };
-            if let Some((cheapest, own_overlap)) = self.rank.rank_small(&window, best) {
-                return (own_overlap as usize == n_g).then_some(cheapest);
-            }
-        }
-        let lists = spans.iter().map(|s| &all[s.clone()]);
-        let cheapest = if work <= HASH_MAX_WORK {
-            hash.reset(work);
-            self.rank_with(g, lists, hash, best)
-        } else {
-            let dense = dense.get_or_insert_with(|| {
-                DenseAccumulator::new(self.footprints.len(), self.index.codec().len_bits())
-            });
-            self.rank_with(g, lists, dense, best)
+        let n_g = self.footprints.footprint_len(g);
+        let window = OverlapLists {
+            entries: all,
+            spans,
+            own: self.index.codec().encode(g as u32, n_g),
+            n_g: n_g as u64,
+            len_bits: self.index.codec().len_bits(),
+            bounds: self.unseen_costs(g, n_g as u64),
+            keep: self.stride,
         };
-        if batch.bounded[b] {
-            cheapest.map(|_| [0, 0])
+        let kernel = (self.small_kernel
+            && (overlap_kernel::MIN_WORK..=overlap_kernel::MAX_WORK).contains(&work)
+            && !batch.bounded[b])
+            .then(|| self.rank.rank_small(&window, best))
+            .flatten();
+        let (cheapest, own_overlap) = kernel.unwrap_or_else(|| {
+            let lists = spans.iter().map(|s| &all[s.clone()]);
+            if work <= HASH_MAX_WORK {
+                hash.reset(work);
+                self.rank_with(&window, lists, hash, best)
+            } else {
+                let dense = dense.get_or_insert_with(|| {
+                    DenseAccumulator::new(self.footprints.len(), self.index.codec().len_bits())
+                });
+                self.rank_with(&window, lists, dense, best)
+            }
+        });
+        if own_overlap as usize != n_g {
+            None
+        } else if batch.bounded[b] {
+            Some([0, 0])
         } else {
-            cheapest
+            Some(cheapest)
         }
     }
 
-    /// Counts overlaps from `lists` (index entries) and offers every window to `best`; returns
-    /// the two cheapest edge costs seen, with `n(g) + min n(h)` standing for the windows not seen,
-    /// or `None` when `g`'s count of itself is not `n(g)`.
+    /// Counts overlaps from `lists` (the index entries of `window`) and offers every window to
+    /// `best`; returns the two cheapest edge costs seen, with `window.bounds` standing for the
+    /// windows not seen, and `g`'s count of itself.
     fn rank_with<'e>(
         &self,
-        g: usize,
+        window: &OverlapLists<'_>,
         lists: impl Iterator<Item = &'e [u32]>,
         acc: &mut impl Accumulator,
         best: &mut TopK<R::Key>,
-    ) -> Option<[u64; 2]> {
-        let codec = self.index.codec();
-        let own = codec.encode(g as u32, self.footprints.footprint_len(g));
+    ) -> ([u64; 2], u32) {
         // `g` itself is counted too and skipped once in the drain: a test per entry here
         // mispredicted once per column of `g`.
         for list in lists {
@@ -743,12 +741,12 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
                 acc.add(entry);
             }
         }
-        let n_g = self.footprints.footprint_len(g) as u64;
-        let mut cheapest = self.unseen_costs(g, n_g);
+        let n_g = window.n_g;
+        let mut cheapest = window.bounds;
         best.clear();
         let mut own_overlap = 0;
         acc.drain(|key, overlap| {
-            if key == own {
+            if key == window.own {
                 own_overlap = overlap;
                 return;
             }
@@ -763,7 +761,7 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
             }
             best.offer(self.rank.key(key, overlap, cost));
         });
-        (own_overlap as u64 == n_g).then_some(cheapest)
+        (cheapest, own_overlap)
     }
 
     /// `n(g) + ` the two smallest `n(h)`, `h != g`: the two cheapest costs of windows `g` does not

@@ -233,7 +233,7 @@ impl<O: Offset> ColumnIndex<O> {
             .zip(split_mut_at(&mut entries, &bounds))
             .collect();
         par.map(items, |(range, out): (Range<usize>, &mut [u32])| {
-            let columns = &footprints.columns()[offsets[range.start]..offsets[range.end]];
+            let columns = &footprints.columns()[chunk_entries(footprints, &range)];
             for (entry, &c) in out.iter_mut().zip(columns) {
                 *entry = codec.encode(c, footprints.footprint_len(c as usize));
             }
