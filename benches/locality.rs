@@ -9,7 +9,7 @@
 //!
 //! ```text
 //! cargo bench --bench locality -- [--n 100] [--threads 2] [--reps 5] [--p 0.02] [--seed 1]
-//!     [--cases full-w1,full-variable,sample-w1,sample-variable]
+//!     [--cases full-w1,full-variable,sample-w1,sample-variable] [--natural]
 //! ```
 
 use rayon::prelude::*;
@@ -27,6 +27,8 @@ struct Args {
     seed: u64,
     /// Case names to run (all when empty): full-w1, full-variable, sample-w1, sample-variable.
     cases: Vec<String>,
+    /// Keep the grid in its natural order (to see what locality of the input is worth).
+    natural: bool,
 }
 
 fn parse_args() -> Args {
@@ -37,6 +39,7 @@ fn parse_args() -> Args {
         p: 0.02,
         seed: 1,
         cases: Vec::new(),
+        natural: false,
     };
     let raw: Vec<String> = std::env::args().skip(1).collect();
     let mut it = raw.iter();
@@ -53,6 +56,7 @@ fn parse_args() -> Args {
             "--p" => args.p = value().parse().expect("--p: probability"),
             "--seed" => args.seed = value().parse().expect("--seed: integer"),
             "--cases" => args.cases = value().split(',').map(str::to_owned).collect(),
+            "--natural" => args.natural = true,
             // Flags cargo passes to every bench target.
             "--bench" => {}
             other => panic!("unknown argument {other}"),
@@ -201,10 +205,14 @@ fn main() {
     let n = args.n;
     let t = Instant::now();
     let grid = poisson3d(n, n, n).expect("grid dimensions");
-    let (a, _) = shuffle_symmetric(&grid, args.seed).expect("square");
-    drop(grid);
+    let a = if args.natural {
+        grid
+    } else {
+        shuffle_symmetric(&grid, args.seed).expect("square").0
+    };
     println!(
-        "poisson3d {n}^3 shuffled: {} rows, {} nonzeros (generated in {:.0} ms); {} threads",
+        "poisson3d {n}^3 {}: {} rows, {} nonzeros (generated in {:.0} ms); {} threads",
+        if args.natural { "natural" } else { "shuffled" },
         a.nrows(),
         a.nnz(),
         ms(t.elapsed()),
