@@ -174,6 +174,16 @@ fn write_report(
     write_header(out, config, r)?;
     writeln!(
         out,
+        "prefetch: {}",
+        if r.prefetch {
+            "values and col_idx (a large matrix whose columns stay near the diagonal)"
+        } else {
+            "none (the matrix fits the caches, or its x reads are scattered: prefetching would \
+             slow it)"
+        }
+    )?;
+    writeln!(
+        out,
         "{:<13} {:>10} {:>10} {:>10} {:>8} {:>8} {:>8} {:>7} {:>8} {:>7} {:>9} {:>7}",
         "kernel",
         "min_ms",
@@ -257,6 +267,19 @@ fn write_comparison(
     )?;
     writeln!(out, "after:  {second}")?;
     write_header(out, config, &c.before)?;
+    let prefetch = |r: &BenchReport| {
+        if r.prefetch {
+            "values and col_idx"
+        } else {
+            "none"
+        }
+    };
+    writeln!(
+        out,
+        "prefetch: before {}, after {} (see `bench FILE` for why)",
+        prefetch(&c.before),
+        prefetch(&c.after)
+    )?;
     writeln!(
         out,
         "{:<13} {:>14} {:>14} {:>8} {:>12} {:>12}",

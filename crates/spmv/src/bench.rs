@@ -172,6 +172,8 @@ pub struct BenchReport {
     pub gbytes_per_s: f64,
     /// Whether the write-allocate of `y` is in the traffic (it is not).
     pub write_allocate_counted: bool,
+    /// Whether the kernels prefetched `values` and `col_idx` ([`crate::prefetch_pays`]).
+    pub prefetch: bool,
 }
 
 /// Speedup of one kernel.
@@ -407,6 +409,7 @@ fn measure(
                 gbytes_per_s: best.gbytes_per_s,
                 kernels,
                 write_allocate_counted: false,
+                prefetch: SpmvPlan::new(a, best.kernel, 1).prefetches(),
             }
         })
         .collect())

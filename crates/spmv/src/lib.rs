@@ -40,12 +40,15 @@
 //!   calls the same function, so the row kernels stay bitwise equal to the oracle on any thread
 //!   count. Two add chains instead of one measured a few percent faster once the loads were
 //!   prefetched (one left-to-right chain per row then limits the loop).
-//! - **Software prefetch, on large matrices only.** When `values` and `col_idx` take at least
-//!   [`PREFETCH_MIN_BYTES`], the unchecked body requests their cache lines [`PREFETCH_AHEAD`]
-//!   bytes ahead: on the machine measured, this made the product 1.2-1.7 times as fast on 3D grids
-//!   of 216k to 1M rows, the hardware prefetcher alone keeping too few misses in flight. On
-//!   matrices that fit in the caches the same instructions made it up to 27% slower, hence the
-//!   threshold. `x` is not prefetched (its accesses depend on the column indices).
+//! - **Software prefetch, on large matrices whose columns stay near the diagonal.** When
+//!   `values` and `col_idx` take at least [`PREFETCH_MIN_BYTES`], the unchecked body requests
+//!   their cache lines [`PREFETCH_AHEAD`] bytes ahead: on the machine measured, this made the
+//!   product 1.2-1.7 times as fast on 3D grids of 216k to 1M rows, the hardware prefetcher alone
+//!   keeping too few misses in flight. On matrices that fit in the caches the same instructions
+//!   made it up to 27% slower, hence the size threshold; on a shuffled grid, whose `x` reads miss
+//!   the caches, 20-25% slower, hence the second condition: 7/8 of the nonzeros within
+//!   [`PREFETCH_NEAR_COLUMNS`] of the diagonal ([`prefetch_pays`], counted in the pass that checks
+//!   the column indices). `x` is not prefetched (its accesses depend on the column indices).
 //! - **A team, not a pool per product.** The caller is thread 0 and persistent workers are threads
 //!   1..; block `b` always runs on thread `b % threads`, the same thread that first-touched its
 //!   pages. Workers are woken by our own spin-then-park pool ([`Dispatch::Spin`]) rather than
@@ -85,6 +88,8 @@ mod topology;
 pub use error::SpmvError;
 pub use partition::{Block, Kernel, Partition, DYNAMIC_CHUNKS_PER_THREAD};
 pub use pinning::{check_thread_count, Pinning};
-pub use spmv::{mul_vec, SpmvPlan, PREFETCH_AHEAD, PREFETCH_MIN_BYTES};
+pub use spmv::{
+    mul_vec, prefetch_pays, SpmvPlan, PREFETCH_AHEAD, PREFETCH_MIN_BYTES, PREFETCH_NEAR_COLUMNS,
+};
 pub use team::{Dispatch, Par, Schedule, ThreadBinding, ThreadTeam};
 pub use topology::{Cache, Core, NumaNode, Package, Pu, Topology, TopologySource};
