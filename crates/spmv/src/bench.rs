@@ -350,6 +350,7 @@ fn measure(
         triad_times.extend((0..s.reps).map(|_| arrays.run(par)));
     }
     let mut measured = Vec::new();
+    let mut prefetches = vec![false; matrices.len()];
     for &kernel in &config.kernels {
         let (placed, mut ys): (Vec<Placed>, Vec<Vec<f64>>) = matrices
             .iter()
@@ -371,6 +372,8 @@ fn measure(
             .map(|m| pages_of(&plans[m], &placed[m], &ys[m], &team, &topology))
             .collect();
         let partitions: Vec<_> = plans.iter().map(|p| p.partition().clone()).collect();
+        // The same for every kernel: it depends on the matrix alone.
+        prefetches = plans.iter().map(SpmvPlan::prefetches).collect();
         measured.push((partitions, times, pages));
     }
     let stream = triad_arrays.map(|arrays| arrays.report(triad_times));
@@ -389,7 +392,8 @@ fn measure(
     Ok(matrices
         .iter()
         .zip(per_matrix)
-        .map(|(a, kernels)| {
+        .zip(prefetches)
+        .map(|((a, kernels), prefetch)| {
             let best = kernels
                 .iter()
                 .min_by(|p, q| p.median_s.total_cmp(&q.median_s))
@@ -409,7 +413,7 @@ fn measure(
                 gbytes_per_s: best.gbytes_per_s,
                 kernels,
                 write_allocate_counted: false,
-                prefetch: SpmvPlan::new(a, best.kernel, 1).prefetches(),
+                prefetch,
             }
         })
         .collect())

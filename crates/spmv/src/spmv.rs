@@ -187,8 +187,14 @@ impl ColumnScan {
             in_range: true,
             near: 0,
         };
+        // Columns per row along the diagonal (a heuristic's scale: rounding does not matter).
+        let slope = ncols as f64 / nrows.max(1) as f64;
         for (i, row) in a.row_ptr().windows(2).enumerate() {
-            let diagonal = (i as u128 * ncols as u128 / nrows.max(1) as u128) as usize;
+            let diagonal = if nrows == ncols {
+                i
+            } else {
+                (i as f64 * slope) as usize
+            };
             for &c in &a.col_idx()[row[0]..row[1]] {
                 let c = c as usize;
                 scan.in_range &= c < ncols;
