@@ -174,17 +174,7 @@ fn write_report(
     write_header(out, config, r)?;
     writeln!(
         out,
-        "prefetch: {}",
-        if r.prefetch {
-            "values and col_idx (a large matrix whose columns stay near the diagonal)"
-        } else {
-            "none (the matrix fits the caches, or its x reads are scattered: prefetching would \
-             slow it)"
-        }
-    )?;
-    writeln!(
-        out,
-        "{:<13} {:>10} {:>10} {:>10} {:>8} {:>8} {:>8} {:>7} {:>8} {:>7} {:>9} {:>7}",
+        "{:<13} {:>10} {:>10} {:>10} {:>8} {:>8} {:>8} {:>7} {:>8} {:>7} {:>9} {:>7} {:>8}",
         "kernel",
         "min_ms",
         "median_ms",
@@ -196,13 +186,14 @@ fn write_report(
         "balance",
         "OI",
         "roof_GF/s",
-        "%roof"
+        "%roof",
+        "prefetch"
     )?;
     let pct = |v: Option<f64>| v.map_or("-".to_owned(), |s| format!("{:.1}", 100.0 * s));
     for k in &r.kernels {
         writeln!(
             out,
-            "{:<13} {:>10.4} {:>10.4} {:>10.4} {:>8.3} {:>8.2} {:>8} {:>7} {:>8.3} {:>7.4} {:>9} {:>7}",
+            "{:<13} {:>10.4} {:>10.4} {:>10.4} {:>8.3} {:>8.2} {:>8} {:>7} {:>8.3} {:>7.4} {:>9} {:>7} {:>8}",
             k.kernel.name(),
             k.min_s * 1e3,
             k.median_s * 1e3,
@@ -217,12 +208,15 @@ fn write_report(
                 .bandwidth_roof_gflops
                 .map_or("-".to_owned(), |g| format!("{g:.3}")),
             pct(k.roofline.roof_share),
+            if k.prefetch { "yes" } else { "no" },
         )?;
     }
     writeln!(
         out,
         "GFLOP/s, GB/s and %triad_m from medians (triad repetitions interleaved with the samples); \
-         %triad and %roof from the fastest sample against the triad's best"
+         %triad and %roof from the fastest sample against the triad's best; prefetch: whether \
+         the kernel prefetched values and col_idx (on matrices of 16 MiB and more, the faster of \
+         the two, timed before the samples)"
     )?;
     if let Some(k) = r.kernels.iter().find(|k| k.kernel == r.best_kernel) {
         let pages: Vec<String> = k
@@ -268,15 +262,17 @@ fn write_comparison(
     writeln!(out, "after:  {second}")?;
     write_header(out, config, &c.before)?;
     let prefetch = |r: &BenchReport| {
-        if r.prefetch {
-            "values and col_idx"
+        let best = r.kernels.iter().find(|k| k.kernel == r.best_kernel);
+        if best.is_some_and(|k| k.prefetch) {
+            "yes"
         } else {
-            "none"
+            "no"
         }
     };
     writeln!(
         out,
-        "prefetch: before {}, after {} (see `bench FILE` for why)",
+        "prefetch of values and col_idx by the best kernels (the faster choice on matrices of \
+         16 MiB and more): before {}, after {}",
         prefetch(&c.before),
         prefetch(&c.after)
     )?;

@@ -141,6 +141,9 @@ pub struct KernelReport {
     pub roofline: Roofline,
     /// Where the pages of each array are.
     pub pages: Vec<PageReport>,
+    /// Whether the kernel prefetched `values` and `col_idx` (the faster choice, timed both ways
+    /// before the samples, on matrices large enough for it to matter: `SpmvPlan::tune_prefetch`).
+    pub prefetch: bool,
 }
 
 /// Everything measured for one matrix.
@@ -172,8 +175,6 @@ pub struct BenchReport {
     pub gbytes_per_s: f64,
     /// Whether the write-allocate of `y` is in the traffic (it is not).
     pub write_allocate_counted: bool,
-    /// Whether the kernels prefetched `values` and `col_idx` ([`crate::prefetch_pays`]).
-    pub prefetch: bool,
 }
 
 /// Speedup of one kernel.
@@ -350,7 +351,6 @@ fn measure(
         triad_times.extend((0..s.reps).map(|_| arrays.run(par)));
     }
     let mut measured = Vec::new();
-    let mut prefetches = vec![false; matrices.len()];
     for &kernel in &config.kernels {
         let (placed, mut ys): (Vec<Placed>, Vec<Vec<f64>>) = matrices
             .iter()
@@ -358,10 +358,15 @@ fn measure(
             .collect::<Result<Vec<_>, _>>()?
             .into_iter()
             .unzip();
-        let plans: Vec<SpmvPlan<'_>> = placed
+        let mut plans: Vec<SpmvPlan<'_>> = placed
             .iter()
             .map(|p| SpmvPlan::new(&p.matrix, kernel, team.threads()))
             .collect();
+        // Each plan keeps whichever of prefetching or not measured faster here (see
+        // `SpmvPlan::tune_prefetch`): the guess from the matrix alone can be wrong by 10-25%.
+        for ((plan, p), y) in plans.iter_mut().zip(&placed).zip(ys.iter_mut()) {
+            plan.tune_prefetch(&p.x, y, par, PREFETCH_TUNING_ROUNDS);
+        }
         let mut triad_round = || {
             if let Some(arrays) = triad_arrays.as_mut() {
                 triad_times.push(arrays.run(par));
@@ -372,28 +377,27 @@ fn measure(
             .map(|m| pages_of(&plans[m], &placed[m], &ys[m], &team, &topology))
             .collect();
         let partitions: Vec<_> = plans.iter().map(|p| p.partition().clone()).collect();
-        // The same for every kernel: it depends on the matrix alone.
-        prefetches = plans.iter().map(SpmvPlan::prefetches).collect();
-        measured.push((partitions, times, pages));
+        let prefetches: Vec<bool> = plans.iter().map(SpmvPlan::prefetches).collect();
+        measured.push((partitions, times, pages, prefetches));
     }
     let stream = triad_arrays.map(|arrays| arrays.report(triad_times));
     let triad_bw = stream
         .as_ref()
         .map(|s| (s.triad_gbytes_per_s, s.median_gbytes_per_s));
     let mut per_matrix: Vec<Vec<KernelReport>> = vec![Vec::new(); matrices.len()];
-    for (partitions, times, pages) in measured {
+    for (partitions, times, pages, prefetches) in measured {
         for (m, ((samples, products), pages)) in times.into_iter().zip(pages).enumerate() {
             let summary = MatrixSummary::of(matrices[m]);
-            let report =
+            let mut report =
                 kernel_report(&summary, &partitions[m], samples, products, triad_bw, pages);
+            report.prefetch = prefetches[m];
             per_matrix[m].push(report);
         }
     }
     Ok(matrices
         .iter()
         .zip(per_matrix)
-        .zip(prefetches)
-        .map(|((a, kernels), prefetch)| {
+        .map(|(a, kernels)| {
             let best = kernels
                 .iter()
                 .min_by(|p, q| p.median_s.total_cmp(&q.median_s))
@@ -413,7 +417,6 @@ fn measure(
                 gbytes_per_s: best.gbytes_per_s,
                 kernels,
                 write_allocate_counted: false,
-                prefetch,
             }
         })
         .collect())
@@ -457,6 +460,12 @@ fn place(
     };
     Ok((placed, y))
 }
+
+/// Rounds of [`SpmvPlan::tune_prefetch`] before a kernel's samples: five products with and five
+/// without the prefetch, each after an untimed one. With three, a loaded machine made the choice
+/// differ between kernels of the same matrix; with five it matched the better side of every
+/// matrix of the sixth session's measurements (docs/RESULTS.md), twice.
+const PREFETCH_TUNING_ROUNDS: usize = 5;
 
 /// Times every plan: warm-up (also choosing how many products make one sample), then
 /// `config.reps` rounds; each round calls `between_rounds` (a triad repetition) and takes one
@@ -584,6 +593,7 @@ fn kernel_report(
             roof_share: roof.map(|r| attained / r),
         },
         pages,
+        prefetch: false,
     }
 }
 

@@ -48,7 +48,10 @@
 //!   made it up to 27% slower, hence the size threshold; on a shuffled grid, whose `x` reads miss
 //!   the caches, 20-25% slower, hence the second condition: 7/8 of the nonzeros within
 //!   [`PREFETCH_NEAR_COLUMNS`] of the diagonal ([`prefetch_pays`], counted in the pass that checks
-//!   the column indices). `x` is not prefetched (its accesses depend on the column indices).
+//!   the column indices). That guess was wrong by 5-10% on a random geometric graph, both
+//!   ways, so [`SpmvPlan::tune_prefetch`] times both choices and keeps the faster; the benchmark
+//!   harness tunes every plan before its samples. `x` is not prefetched (its accesses depend on
+//!   the column indices; prefetching it measured slower).
 //! - **A team, not a pool per product.** The caller is thread 0 and persistent workers are threads
 //!   1..; block `b` always runs on thread `b % threads`, the same thread that first-touched its
 //!   pages. Workers are woken by our own spin-then-park pool ([`Dispatch::Spin`]) rather than
