@@ -21,7 +21,11 @@
 //! let x = [1.0, 2.0, 3.0];
 //! let team = ThreadTeam::new(&Topology::this_system().unwrap(), 1, &Pinning::None).unwrap();
 //! let mut y = vec![0.0; 3];
-//! SpmvPlan::new(&a, Kernel::NnzBalanced, team.threads()).mul_vec(&x, &mut y, Par::Team(&team));
+//! let mut plan = SpmvPlan::new(&a, Kernel::NnzBalanced, team.threads());
+//! // Before a long run of products: keep the faster of prefetching or not (matrices of 16 MiB
+//! // and more; this one is left as it is).
+//! assert_eq!(plan.tune_prefetch(&x, &mut y, Par::Team(&team), 5), None);
+//! plan.mul_vec(&x, &mut y, Par::Team(&team));
 //! assert_eq!(y, [2.0, 3.0, 6.0]);
 //! ```
 //!
