@@ -363,7 +363,7 @@ fn measure(
             .map(|p| SpmvPlan::new(&p.matrix, kernel, team.threads()))
             .collect();
         // Each plan keeps whichever of prefetching or not measured faster here (see
-        // `SpmvPlan::tune_prefetch`): the guess from the matrix alone can be wrong by 10-25%.
+        // `SpmvPlan::tune_prefetch`): the guess from the matrix alone was 5-10% off on some.
         for ((plan, p), y) in plans.iter_mut().zip(&placed).zip(ys.iter_mut()) {
             plan.tune_prefetch(&p.x, y, par, PREFETCH_TUNING_ROUNDS);
         }
@@ -388,10 +388,14 @@ fn measure(
     for (partitions, times, pages, prefetches) in measured {
         for (m, ((samples, products), pages)) in times.into_iter().zip(pages).enumerate() {
             let summary = MatrixSummary::of(matrices[m]);
-            let mut report =
-                kernel_report(&summary, &partitions[m], samples, products, triad_bw, pages);
-            report.prefetch = prefetches[m];
-            per_matrix[m].push(report);
+            per_matrix[m].push(kernel_report(
+                &summary,
+                &partitions[m],
+                (samples, products),
+                triad_bw,
+                pages,
+                prefetches[m],
+            ));
         }
     }
     Ok(matrices
@@ -554,13 +558,15 @@ fn pages_of(
     ]
 }
 
+/// The report of one kernel on one matrix from its samples (seconds per product) and the products
+/// per sample, the triad's best and median bandwidth, its pages and its prefetch choice.
 fn kernel_report(
     summary: &MatrixSummary,
     partition: &crate::Partition,
-    mut samples: Vec<f64>,
-    products: usize,
+    (mut samples, products): (Vec<f64>, usize),
     triad_bw: Option<(f64, f64)>,
     pages: Vec<PageReport>,
+    prefetch: bool,
 ) -> KernelReport {
     let (triad_best, triad_median) = (triad_bw.map(|t| t.0), triad_bw.map(|t| t.1));
     samples.sort_by(f64::total_cmp);
@@ -593,7 +599,7 @@ fn kernel_report(
             roof_share: roof.map(|r| attained / r),
         },
         pages,
-        prefetch: false,
+        prefetch,
     }
 }
 

@@ -71,10 +71,11 @@ impl<'a> SpmvPlan<'a> {
     /// cost there) or one whose column indices were not all in range (the checked body never
     /// prefetches). Results do not depend on the choice, only the time does.
     ///
-    /// [`prefetch_pays`] guesses from the matrix alone, and the guess can be wrong by 10-25% both
-    /// ways on matrices whose `x` reads are scattered: on the shuffled 1M-row 3D grid the product
-    /// was 20-25% faster without the prefetch, on a shuffled random geometric graph of 400k rows
-    /// about 10% faster with it (2 threads). Call this once before a long run of products.
+    /// Whether the prefetch pays depends on more than what [`prefetch_pays`] sees. On the shuffled
+    /// 1M-row 3D grid the product was 20-25% faster without it, on a shuffled random geometric
+    /// graph of 400k rows about 10% faster with it, though most columns of both are far from the
+    /// diagonal; on that graph in its natural order, 5-10% faster without (2 threads). Call this
+    /// once before a long run of products.
     ///
     /// # Panics
     /// As [`Self::mul_vec`].
