@@ -356,7 +356,9 @@ impl<'a> WindowGraph<'a> {
     /// A lower bound on the cost of every Hamiltonian path (SPEC section 4): half the sum over
     /// windows of their two cheapest edge costs, less the two largest second-cheapest costs (the
     /// path's ends), rounded up. Cheapest costs are exact over overlapping windows and bounded
-    /// below by `n(g) + min n(h)` for the others; a window touching a bounded column counts 0.
+    /// below by `n(g) + min n(h)` for the others. A window with `b` bounded columns may share each
+    /// of them with a window its partial lists did not show, so its costs are lowered by `2b`
+    /// (at most `b` more columns in common), not exact.
     /// Exact (the only path's cost) for two windows, 0 for fewer.
     pub fn path_lower_bound(&self) -> u64 {
         self.lower_bound
@@ -468,8 +470,8 @@ struct Batch {
     spans: Vec<Range<usize>>,
     /// `spans_of[b]..spans_of[b+1]` are window `b`'s spans.
     spans_of: Vec<usize>,
-    /// Whether window `b` met a bounded column.
-    bounded: Vec<bool>,
+    /// How many bounded columns window `b` met.
+    hubs: Vec<u32>,
 }
 
 /// Totals of a chunk: windows touching bounded columns and the path lower bound's terms.
@@ -582,7 +584,7 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
                 if let Some(&later) = windows[after.clone()].get(b) {
                     self.prefetch_offsets(later);
                 }
-                let bounded = scratch.batch.bounded[b];
+                let bounded = scratch.batch.hubs[b] > 0;
                 let Some(cheapest) = self.rank_candidates(g, b, &mut scratch) else {
                     self.asymmetric.store(true, Ordering::Relaxed);
                     summary.asymmetric = true;
@@ -646,30 +648,30 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
         let Batch {
             spans,
             spans_of,
-            bounded,
+            hubs,
         } = batch;
         spans.clear();
         spans_of.clear();
-        bounded.clear();
+        hubs.clear();
         spans_of.push(0);
         for &g in windows {
-            let mut hub = false;
+            let mut bounded = 0;
             for &c in self.footprints.get(g) {
                 let mut span = self.index.span_of(c);
                 if span.len() > self.hub_limit {
-                    hub = true;
+                    bounded += 1;
                     span = self.nearest(span, g as u32);
                 }
                 spans.push(span);
             }
             spans_of.push(spans.len());
-            bounded.push(hub);
+            hubs.push(bounded);
         }
     }
 
     /// Fills `scratch.best` with the best candidates of window `g` (number `b` of the gathered
-    /// batch) by (possibly partial) overlap; returns `g`'s two cheapest edge costs (a lower bound;
-    /// `[0, 0]` when `g` met a bounded column), or `None` when `g`'s overlap with itself is not
+    /// batch) by (possibly partial) overlap; returns lower bounds of `g`'s two cheapest edge costs
+    /// (exact unless `g` met a bounded column), or `None` when `g`'s overlap with itself is not
     /// `n(g)` (the index is not the footprints' transpose).
     fn rank_candidates(
         &self,
@@ -700,7 +702,7 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
         };
         let kernel = (self.small_kernel
             && (overlap_kernel::MIN_WORK..=overlap_kernel::MAX_WORK).contains(&work)
-            && !batch.bounded[b])
+            && batch.hubs[b] == 0)
             .then(|| self.rank.rank_small(&window, best))
             .flatten();
         let (cheapest, own_overlap) = kernel.unwrap_or_else(|| {
@@ -717,10 +719,11 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
         });
         if own_overlap as usize != n_g {
             None
-        } else if batch.bounded[b] {
-            Some([0, 0])
         } else {
-            Some(cheapest)
+            // A bounded column's partial list may have left out a window that shares it: the
+            // overlap with any window is at most one more per bounded column than counted.
+            let shared_unseen = 2 * batch.hubs[b] as u64;
+            Some(cheapest.map(|c| c.saturating_sub(shared_unseen)))
         }
     }
 
@@ -1243,6 +1246,39 @@ mod tests {
         )
         .unwrap();
         assert_eq!(seq, g);
+    }
+
+    #[test]
+    fn windows_on_hub_columns_keep_a_useful_lower_bound() {
+        // Every row holds the hub column 0 and three columns of its own: every pair of rows
+        // shares exactly the hub, so every edge costs 4 + 4 - 2 = 6 and the best path 6·(n - 1).
+        // With the hub bounded, a window's partial list may miss windows sharing it: its counted
+        // costs (6 for the windows seen, 8 for the others) are lowered by 2, to 4 and 6, and the
+        // bound is half of 4 + 4 per window less the ends' 4 + 4: 4·(n - 1). It used to be 0.
+        let n = 50;
+        let t: Vec<(usize, usize, f64)> = (0..n)
+            .flat_map(|i| {
+                [
+                    (i, 0, 1.0),
+                    (i, 1 + 3 * i, 1.0),
+                    (i, 2 + 3 * i, 1.0),
+                    (i, 3 + 3 * i, 1.0),
+                ]
+            })
+            .collect();
+        let a = CsrMatrix::from_triplets(n, 1 + 3 * n, t).unwrap();
+        let bounded = GraphOptions::default()
+            .with_hub_limit(10)
+            .with_neighbours(4);
+        let g = WindowGraph::build(&a, &Windows::single_rows(n), &bounded).unwrap();
+        assert_eq!((g.bounded_columns(), g.bounded_windows()), (1, n));
+        assert_eq!(g.path_lower_bound(), 4 * (n as u64 - 1));
+        let order: Vec<usize> = (0..n).collect();
+        assert_eq!(path_cost(&g, &order).unwrap(), 6 * (n as u64 - 1));
+        // Unbounded, the costs are exact: every window's two cheapest are 6.
+        let exact =
+            WindowGraph::build(&a, &Windows::single_rows(n), &GraphOptions::default()).unwrap();
+        assert_eq!(exact.path_lower_bound(), 6 * (n as u64 - 1));
     }
 
     #[test]
