@@ -86,9 +86,7 @@ impl<'a> SpmvPlan<'a> {
         par: Par<'_>,
         rounds: usize,
     ) -> Option<(f64, f64)> {
-        let stream_bytes =
-            self.matrix.nnz() * (std::mem::size_of::<f64>() + std::mem::size_of::<u32>());
-        if !self.unchecked_ok || stream_bytes < PREFETCH_MIN_BYTES {
+        if !self.unchecked_ok || !streams_reach_prefetch_size(self.matrix.nnz()) {
             return None;
         }
         let mut best = [f64::INFINITY; 2];
@@ -209,8 +207,13 @@ pub const PREFETCH_NEAR_COLUMNS: usize = 32 << 10;
 /// - a TSP path's order, 84% near: 4.15-4.44 ms against 3.89-4.51 ms (level);
 /// - shuffled by a random symmetric permutation, 20% near: 7.85-8.66 ms against 6.20-6.96 ms.
 pub fn prefetch_pays(nnz: usize, near: usize) -> bool {
-    let stream_bytes = nnz * (std::mem::size_of::<f64>() + std::mem::size_of::<u32>());
-    stream_bytes >= PREFETCH_MIN_BYTES && 8 * near >= 7 * nnz
+    streams_reach_prefetch_size(nnz) && 8 * near >= 7 * nnz
+}
+
+/// Whether `values` and `col_idx` of `nnz` nonzeros take at least [`PREFETCH_MIN_BYTES`]: below,
+/// the prefetch is never used ([`prefetch_pays`]) nor tuned ([`SpmvPlan::tune_prefetch`]).
+fn streams_reach_prefetch_size(nnz: usize) -> bool {
+    nnz * (std::mem::size_of::<f64>() + std::mem::size_of::<u32>()) >= PREFETCH_MIN_BYTES
 }
 
 /// What [`SpmvPlan::new`] learns from one pass over the column indices.
