@@ -17,7 +17,7 @@
 //! (candidate search); SPEC section 4.
 
 use crate::footprint::Footprints;
-use crate::par::{balanced_ranges, split_mut_at, Parallelism};
+use crate::par::{balanced_ranges, range_bounds, split_mut_at, Parallelism};
 use spmv_reorder_sparse::prefetch;
 use std::ops::Range;
 
@@ -102,6 +102,12 @@ impl EntryCodec {
         len < self.len_max() as usize
     }
 
+    /// Whether `entry`'s length field is the length it was encoded with (not "look it up").
+    #[inline]
+    pub(crate) fn holds_packed(self, entry: u32) -> bool {
+        self.packed_len(entry) != self.len_max()
+    }
+
     /// The length field of `entry`: the footprint length when it was held ([`Self::holds_len`]),
     /// else the "look it up" value.
     #[inline]
@@ -118,11 +124,10 @@ impl EntryCodec {
     /// `n(h)` of `entry`'s window, from the entry unless it did not fit.
     #[inline]
     pub(crate) fn len(self, entry: u32, footprints: &Footprints<'_>) -> u32 {
-        let len = self.packed_len(entry);
-        if len == self.len_max() {
-            footprints.footprint_len(self.window(entry) as usize) as u32
+        if self.holds_packed(entry) {
+            self.packed_len(entry)
         } else {
-            len
+            footprints.footprint_len(self.window(entry) as usize) as u32
         }
     }
 }
@@ -227,25 +232,28 @@ impl<O: Offset> ColumnIndex<O> {
             .chain(chunks.iter().map(|r| offsets[r.end]))
             .collect();
         let mut entries = vec![0u32; footprints.columns().len()];
+        // Written in place, chunk by chunk: fresh pages cost (see `WindowGraph`'s slots), and
+        // per-chunk vectors joined afterwards wrote every offset twice.
+        let mut ptr = vec![O::from_usize(0); windows + 1];
+        ptr[windows] = O::from_usize(offsets[windows]);
+        let window_bounds = range_bounds(&chunks, 1);
         let items = chunks
-            .iter()
-            .cloned()
-            .zip(split_mut_at(&mut entries, &bounds))
-            .collect();
-        par.map(items, |(range, out): (Range<usize>, &mut [u32])| {
-            let columns = &footprints.columns()[chunk_entries(footprints, &range)];
-            for (entry, &c) in out.iter_mut().zip(columns) {
-                *entry = codec.encode(c, footprints.footprint_len(c as usize));
-            }
-        });
-        let ptr = par
-            .map(chunks, |range| {
-                range.map(|g| O::from_usize(offsets[g])).collect::<Vec<O>>()
-            })
             .into_iter()
-            .flatten()
-            .chain(std::iter::once(O::from_usize(offsets[windows])))
+            .zip(split_mut_at(&mut entries, &bounds))
+            .zip(split_mut_at(&mut ptr[..windows], &window_bounds))
             .collect();
+        par.map(
+            items,
+            |((range, out), starts): ((Range<usize>, &mut [u32]), &mut [O])| {
+                let columns = &footprints.columns()[chunk_entries(footprints, &range)];
+                for (entry, &c) in out.iter_mut().zip(columns) {
+                    *entry = codec.encode(c, footprints.footprint_len(c as usize));
+                }
+                for (start, &offset) in starts.iter_mut().zip(&offsets[range]) {
+                    *start = O::from_usize(offset);
+                }
+            },
+        );
         Some(Self {
             ptr,
             entries,

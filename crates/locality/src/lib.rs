@@ -35,7 +35,7 @@
 //! // One row per window: the graph of rows. Rows 0 and 3 share two columns.
 //! let rows = Windows::single_rows(a.nrows());
 //! let graph = WindowGraph::build(&a, &rows, &GraphOptions::default())?;
-//! assert_eq!(graph.candidates(0), (&[3u32, 1][..], &[2u32, 1][..]));
+//! assert_eq!(graph.candidates(0).collect::<Vec<_>>(), [(3, 2), (1, 1)]); // (row, overlap)
 //! let order = [0, 3, 1, 2];
 //! assert_eq!(path_cost(&graph, &order)?, 5); // 1 + 1 + 3
 //!
@@ -99,7 +99,7 @@ pub use distance::{
 };
 pub use error::LocalityError;
 pub use footprint::{windowed_distance, Footprints};
-pub use graph::{path_cost, CandidateRank, GraphOptions, WindowGraph};
+pub use graph::{path_cost, CandidateRank, Candidates, GraphOptions, WindowGraph};
 pub use par::Parallelism;
 pub use spmv_reorder_sparse::Permutation;
 pub use windows::{LatencyThreshold, UnsampledRows, Windows};

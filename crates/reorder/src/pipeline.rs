@@ -563,9 +563,8 @@ fn candidate_lists(graph: &WindowGraph<'_>) -> Result<CandidateLists, ReorderErr
     let mut neighbours = Vec::new();
     let mut costs = Vec::new();
     for g in 0..graph.len() {
-        let (nbrs, overlaps) = graph.candidates(g);
         let ng = graph.footprint_len(g) as i64;
-        for (&h, &a) in nbrs.iter().zip(overlaps) {
+        for (h, a) in graph.candidates(g) {
             neighbours.push(h);
             costs.push(ng + graph.footprint_len(h as usize) as i64 - 2 * a as i64);
         }
