@@ -7,6 +7,12 @@
 //! each with one row per window (`w=1`) and with variable windows. Targets (issue 3): full
 //! information within 20 SpMV-equivalents, 2% sample within 3.
 //!
+//! Each case also prints its first build in the process and the page faults of the builds: the
+//! median is of repeated builds, which reuse memory the allocator kept from the ones before, where
+//! a user's single build takes every page fresh from the kernel (about 2 µs a page on a KVM
+//! guest). The first build is that single build for the first case of a process: run a case
+//! alone (`--cases`) for its figure.
+//!
 //! ```text
 //! cargo bench --bench locality -- [--n 100] [--threads 2] [--reps 5] [--p 0.02] [--seed 1]
 //!     [--cases full-w1,full-variable,sample-w1,sample-variable] [--natural]
