@@ -317,3 +317,35 @@ fn start_orders_and_evaluate_orderings() {
     let (ok, _, err) = run(&["evaluate", "m", "--ordering", "tsp start=x"], dir.path());
     assert!(!ok && err.contains("start"), "{err}");
 }
+
+#[test]
+fn hub_limit_bounds_columns_and_says_so() {
+    let dir = temp_dir();
+    let input = matrix("gr_30_30.mtx.gz");
+    let args = |limit: &'static str| {
+        [
+            input.to_str().unwrap().to_owned(),
+            "--hub-limit".into(),
+            limit.into(),
+            "--report".into(),
+            format!("r{limit}.json"),
+            "--time-limit".into(),
+            "1".into(),
+        ]
+    };
+    // A 9-point grid of 30 x 30: a column is held by 9 rows inside, 6 on an edge, 4 in a corner.
+    let bounded = |limit: &'static str| {
+        let owned = args(limit);
+        let (ok, out, err) = run(
+            &owned.iter().map(String::as_str).collect::<Vec<_>>(),
+            dir.path(),
+        );
+        assert!(ok, "{err}");
+        let report = std::fs::read_to_string(dir.path().join(format!("r{limit}.json"))).unwrap();
+        let columns = json(&report)["rows"]["bounded_columns"].as_u64().unwrap();
+        (columns, out.contains("hub columns bounded"))
+    };
+    assert_eq!(bounded("256"), (0, false));
+    assert_eq!(bounded("8"), (28 * 28, true));
+    assert_eq!(bounded("5"), (28 * 28 + 4 * 28, true));
+}

@@ -83,6 +83,11 @@ pub struct ReorderArgs {
     /// Candidate neighbours per window in the window graph.
     #[arg(long, default_value_t = 8, value_name = "K")]
     neighbours: usize,
+    /// A column held by more windows than this (a hub, as in power-law graphs) is bounded in
+    /// the window graph: each of its windows pairs only with the N nearest, so that a hub costs
+    /// O(windows · N) instead of O(windows²). The summary says how many columns were bounded.
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    hub_limit: usize,
     /// No progress bars and no summary (errors are still printed).
     #[arg(short, long)]
     quiet: bool,
@@ -208,6 +213,7 @@ fn reorderer(args: &ReorderArgs) -> anyhow::Result<Reorderer> {
         .threads(args.threads)
         .time_limit(time_limit)
         .neighbours(args.neighbours)
+        .hub_limit(args.hub_limit)
         .max_kicks(Some(args.kicks))
         .start(args.start)
         .cache_check((!args.no_cache_check).then(CacheModel::default)))
@@ -396,12 +402,16 @@ impl Summary<'_> {
             r.d_after,
             percent_change(r.d_before, r.d_after)
         )?;
-        if let Some(t) = r.rows.as_ref().and_then(|s| s.tsp.as_ref()) {
+        if let Some((side, t)) = r.rows.as_ref().and_then(|s| Some((s, s.tsp.as_ref()?))) {
+            let hubs = match side.bounded_columns {
+                0 => String::new(),
+                n => format!("; {n} hub columns bounded (--hub-limit)"),
+            };
             writeln!(
                 out,
-                "  TSP path   cost {} over {} windows, lower bound {} (gap {:.1}%)",
+                "  TSP path   cost {} over {} windows, lower bound {} (gap {:.1}%){hubs}",
                 t.cost,
-                r.rows.as_ref().map_or(0, |s| s.windows),
+                side.windows,
                 t.lower_bound,
                 100.0 * t.gap
             )?;

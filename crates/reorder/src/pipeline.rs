@@ -58,6 +58,7 @@ pub struct Reorderer {
     threads: Option<usize>,
     time_limit: Option<Duration>,
     neighbours: usize,
+    hub_limit: usize,
     max_kicks: Option<u64>,
     start: Option<StartOrder>,
     cache_check: Option<CacheModel>,
@@ -82,6 +83,7 @@ impl Reorderer {
             threads: None,
             time_limit: None,
             neighbours: 8,
+            hub_limit: GraphOptions::default().hub_limit,
             max_kicks: Some(0),
             start: None,
             cache_check: Some(CacheModel::default()),
@@ -125,6 +127,12 @@ impl Reorderer {
     /// Candidate neighbours per window in the window graph.
     pub fn neighbours(mut self, k: usize) -> Self {
         self.neighbours = k;
+        self
+    }
+    /// Windows a column may be shared by before the window graph bounds it (each of its windows
+    /// then pairs only with the `limit` nearest; see [`GraphOptions::hub_limit`]).
+    pub fn hub_limit(mut self, limit: usize) -> Self {
+        self.hub_limit = limit;
         self
     }
     /// Kicks of Chained Lin-Kernighan after the local search (`None`: one per window). The
@@ -377,7 +385,9 @@ impl Reorderer {
             }
         };
         let windows = windows_for(self.window, pattern, latencies)?;
-        let opts = GraphOptions::default().with_neighbours(self.neighbours);
+        let opts = GraphOptions::default()
+            .with_neighbours(self.neighbours)
+            .with_hub_limit(self.hub_limit);
         let graph = WindowGraph::build(pattern, &windows, &opts)?;
         let graph_seconds = start.elapsed().as_secs_f64();
         let cands = candidate_lists(&graph)?;
