@@ -108,7 +108,6 @@ impl GraphOptions {
 #[derive(Debug, Clone)]
 pub struct WindowGraph<'a> {
     footprints: Footprints<'a>,
-    stride: usize,
     /// The candidates found by each chunk of consecutive windows of the search, window after
     /// window, each one `u32` packing the neighbour `h` with its overlap `a(g,h)` by
     /// [`Self::codec`]. A chunk's vector has room for `K` per window but only what it holds is
@@ -132,7 +131,6 @@ pub struct WindowGraph<'a> {
 impl PartialEq for WindowGraph<'_> {
     fn eq(&self, other: &Self) -> bool {
         self.footprints == other.footprints
-            && self.stride == other.stride
             && self.bounded_columns == other.bounded_columns
             && self.bounded_windows == other.bounded_windows
             && self.lower_bound == other.lower_bound
@@ -270,7 +268,6 @@ impl<'a> WindowGraph<'a> {
         let bounded_columns = index.columns_over(options.hub_limit);
         let mut graph = Self {
             footprints,
-            stride,
             slots,
             codec,
             first,
