@@ -193,11 +193,6 @@ impl<'a> WindowGraph<'a> {
         let nw = footprints.len();
         let par = options.parallelism;
         let stride = options.neighbours.min(nw.saturating_sub(1));
-        // One `u32` per candidate, not a neighbour and an overlap of `u32` each: a fresh page
-        // costs about 2 µs on its first write here (KVM guest), so the 32 MB saved were about
-        // 12 ms of CPU time of the 1M-row grid's full-information build. Never zeroed (see
-        // `slots`): a zeroed block the allocator reused from its heap was cleared in full, which
-        // on a sample's sparse graph wrote 32 MB for a few thousand candidates.
         let mut first = vec![0u64; nw];
         let mut counts = vec![0u32; nw];
         // Many more chunks than threads: on a machine shared with other work a thread may lose
@@ -215,6 +210,12 @@ impl<'a> WindowGraph<'a> {
                 .zip(split_mut_at(&mut counts, &range_bounds(&ranges, 1)))
                 .enumerate()
                 .map(|(chunk, ((range, f), c))| {
+                    // One `u32` per candidate, not a neighbour and an overlap of `u32` each: a
+                    // fresh page costs about 2 µs on its first write here (KVM guest), so the 32
+                    // MB saved were about 12 ms of CPU time of the 1M-row grid's full-information
+                    // build. Never zeroed: one zeroed array for all chunks, when the allocator
+                    // reused it from its heap, was cleared in full, which on a sample's sparse
+                    // graph wrote 32 MB for a few thousand candidates.
                     let slots = Vec::with_capacity(range.len() * stride);
                     (
                         range,
