@@ -43,12 +43,7 @@ impl<'a> Footprints<'a> {
     ) -> Result<Self, LocalityError> {
         windows.check_rows(a)?;
         if windows.len() == a.nrows() {
-            // One row per window: the footprints are the rows themselves.
-            return Ok(Self {
-                ncols: a.ncols(),
-                ptr: Cow::Borrowed(a.row_ptr()),
-                cols: Cow::Borrowed(a.col_idx()),
-            });
+            return Ok(Self::rows_of(a));
         }
         let row_ptr = a.row_ptr();
         // Window g's entries are at most entry_ptr[g+1] - entry_ptr[g]: each chunk of windows
@@ -91,6 +86,15 @@ impl<'a> Footprints<'a> {
             ptr: Cow::Owned(ptr),
             cols: Cow::Owned(cols),
         })
+    }
+
+    /// The footprints of one row per window: the rows themselves, borrowed.
+    pub(crate) fn rows_of<T: Value>(a: &'a CsrMatrix<T>) -> Self {
+        Self {
+            ncols: a.ncols(),
+            ptr: Cow::Borrowed(a.row_ptr()),
+            cols: Cow::Borrowed(a.col_idx()),
+        }
     }
 
     /// Number of windows.

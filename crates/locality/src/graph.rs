@@ -5,7 +5,8 @@
 //! adds 1 to a per-thread accumulator ([`crate::accumulate`]: a small reusable hash table, or a
 //! dense counter with a touched list for heavy windows) for each window of `c` in the inverted
 //! index (or in the footprints themselves when they are square and symmetric, as one row per
-//! window of a structurally symmetric matrix: [`crate::index`]), and a short sorted list keeps
+//! window of a structurally symmetric matrix, or in the rows of such a matrix for any windows of
+//! its rows: [`crate::index`]), and a short sorted list keeps
 //! the best `K` (`u64` keys for the default rank whenever every `n(h)` is packed in the index,
 //! else `u128`). Windows of 16 to 64 index entries are ranked instead by sorting networks in
 //! AVX-512 registers where the machine has them ([`spmv_reorder_sparse::overlap_kernel`], same
@@ -152,7 +153,17 @@ impl<'a> WindowGraph<'a> {
         windows: &Windows,
         options: &GraphOptions,
     ) -> Result<Self, LocalityError> {
-        Self::from_footprints(Footprints::new(a, windows, options.parallelism)?, options)
+        let footprints = Footprints::new(a, windows, options.parallelism)?;
+        let rows = Footprints::rows_of(a);
+        let mirror = if windows.len() == a.nrows() {
+            Mirror::Footprints
+        } else {
+            Mirror::Rows {
+                rows: &rows,
+                windows,
+            }
+        };
+        Self::with_codec(footprints, options, mirror)
     }
 
     /// Builds the graph on given footprints.
@@ -162,6 +173,15 @@ impl<'a> WindowGraph<'a> {
     pub fn from_footprints(
         footprints: Footprints<'a>,
         options: &GraphOptions,
+    ) -> Result<Self, LocalityError> {
+        Self::with_codec(footprints, options, Mirror::Footprints)
+    }
+
+    /// [`Self::from_footprints`], with an index found through `mirror` when it can be.
+    fn with_codec(
+        footprints: Footprints<'a>,
+        options: &GraphOptions,
+        mirror: Mirror<'_>,
     ) -> Result<Self, LocalityError> {
         let nw = footprints.len();
         if nw > u32::MAX as usize {
@@ -174,21 +194,21 @@ impl<'a> WindowGraph<'a> {
         let codec = EntryCodec::new(nw);
         // Narrow offsets whenever they fit: the search reads them at random.
         Ok(if footprints.columns().len() <= u32::MAX as usize {
-            Self::with_index::<u32>(footprints, options, codec, true)
+            Self::with_index::<u32>(footprints, options, codec, mirror)
         } else {
-            Self::with_index::<usize>(footprints, options, codec, true)
+            Self::with_index::<usize>(footprints, options, codec, mirror)
         })
     }
 
     /// [`Self::from_footprints`] with index offsets of type `O`, which must hold every footprint
-    /// entry's position, and entries packed by `codec`, which must fit every window; a symmetric
-    /// footprint matrix serves as its own index if `mirror` (tests pass other choices than the
-    /// default to cover every path).
+    /// entry's position, and entries packed by `codec`, which must fit every window, the index
+    /// found through `mirror` when it can be (tests pass other choices than the default to cover
+    /// every path).
     pub(crate) fn with_index<O: Offset>(
         footprints: Footprints<'a>,
         options: &GraphOptions,
         codec: EntryCodec,
-        mirror: bool,
+        mirror: Mirror<'_>,
     ) -> Self {
         let nw = footprints.len();
         let par = options.parallelism;
@@ -249,12 +269,19 @@ impl<'a> WindowGraph<'a> {
                 .fold(Summary::default(), Summary::merge);
             (summary, slots)
         };
-        // A symmetric footprint matrix is its own index; the search confirms the symmetry (see
+        // A symmetric footprint matrix is its own index, and the windows of a symmetric matrix's
+        // rows have theirs in its rows; the search confirms the symmetry (see
         // `ColumnIndex::mirrored`) and, should a window disprove it, the search runs again on
         // the real inverted index.
-        let mirrored = mirror
-            .then(|| ColumnIndex::<O>::mirrored(&footprints, codec, par))
-            .flatten()
+        let mirrored = match mirror {
+            #[cfg(test)]
+            Mirror::None => None,
+            Mirror::Footprints => ColumnIndex::<O>::mirrored(&footprints, codec, par),
+            Mirror::Rows { rows, windows } => {
+                ColumnIndex::<O>::through_windows(rows, windows, &footprints, codec, par)
+            }
+        };
+        let mirrored = mirrored
             .map(|index| {
                 let (summary, slots) = run(&index);
                 (index, summary, slots)
@@ -367,6 +394,23 @@ impl<'a> WindowGraph<'a> {
     pub fn path_lower_bound(&self) -> u64 {
         self.lower_bound
     }
+}
+
+/// Where [`WindowGraph::with_index`] may find the inverted index without the radix sort of
+/// [`ColumnIndex::new`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Mirror<'m> {
+    /// Nowhere: invert the footprints (tests).
+    #[cfg(test)]
+    None,
+    /// In the footprints, when they are square and symmetric ([`ColumnIndex::mirrored`]).
+    Footprints,
+    /// In the rows of a square matrix of which the footprints are the `windows`, when it is
+    /// structurally symmetric ([`ColumnIndex::through_windows`]).
+    Rows {
+        rows: &'m Footprints<'m>,
+        windows: &'m Windows,
+    },
 }
 
 /// The candidates of one window, best first, as `(h, a(g,h))` pairs: see
@@ -1229,8 +1273,14 @@ mod tests {
         assert!(NarrowOverlap::new(overlap, EntryCodec::tight(), &f).is_none());
         for k in [1, 2, 3] {
             let opts = GraphOptions::default().with_neighbours(k);
-            let narrow = WindowGraph::with_index::<u32>(f.clone(), &opts, EntryCodec::new(4), true);
-            let wide = WindowGraph::with_index::<u32>(f.clone(), &opts, EntryCodec::tight(), false);
+            let narrow = WindowGraph::with_index::<u32>(
+                f.clone(),
+                &opts,
+                EntryCodec::new(4),
+                Mirror::Footprints,
+            );
+            let wide =
+                WindowGraph::with_index::<u32>(f.clone(), &opts, EntryCodec::tight(), Mirror::None);
             assert_eq!(narrow, wide);
         }
     }

@@ -6,7 +6,9 @@
 //! columns; each pass writes to regions no other thread writes. Lists come out sorted because
 //! the first pass stages chunk after chunk of consecutive windows. A square symmetric footprint
 //! matrix (one row per window of a structurally symmetric matrix) is its own transpose and is
-//! only re-encoded ([`ColumnIndex::mirrored`]); the candidate search confirms the symmetry.
+//! only re-encoded ([`ColumnIndex::mirrored`]), and the index of any windows of such a matrix's
+//! rows is its rows with each column replaced by its row's window
+//! ([`ColumnIndex::through_windows`]); the candidate search confirms the symmetry.
 //!
 //! The candidate search reads this index at random (one list per footprint column; on a shuffled
 //! matrix every read is a cache and TLB miss), so it is kept small: offsets are `u32` when the
@@ -18,6 +20,7 @@
 
 use crate::footprint::Footprints;
 use crate::par::{balanced_ranges, range_bounds, split_mut_at, Parallelism};
+use crate::windows::Windows;
 use spmv_reorder_sparse::prefetch;
 use std::ops::Range;
 
@@ -242,27 +245,95 @@ impl<O: Offset> ColumnIndex<O> {
             .zip(split_mut_at(&mut entries, &bounds))
             .zip(split_mut_at(&mut ptr[..windows], &window_bounds))
             .collect();
-        // Every entry reads its window's length at random: from one byte per window (1 MB for
-        // 1M windows, about L2's size), not from two offsets of 8 bytes.
-        let lengths: Vec<u8> = (0..windows)
-            .map(|g| footprints.footprint_len(g).min(u8::MAX as usize) as u8)
-            .collect();
+        let lengths = LengthTable::new(footprints);
         par.map(
             items,
             |((range, out), starts): ((Range<usize>, &mut [u32]), &mut [O])| {
                 let columns = &footprints.columns()[chunk_entries(footprints, &range)];
                 for (entry, &c) in out.iter_mut().zip(columns) {
-                    let len = match lengths[c as usize] {
-                        u8::MAX => footprints.footprint_len(c as usize),
-                        short => short as usize,
-                    };
-                    *entry = codec.encode(c, len);
+                    *entry = codec.encode(c, lengths.get(c, footprints));
                 }
                 for (start, &offset) in starts.iter_mut().zip(&offsets[range]) {
                     *start = O::from_usize(offset);
                 }
             },
         );
+        Some(Self {
+            ptr,
+            entries,
+            codec,
+        })
+    }
+
+    /// The index of windows of consecutive rows of a square matrix that looks structurally
+    /// symmetric (`rows`, its rows as one footprint each), given the windows' own `footprints`:
+    /// column `c`'s windows are then those of the rows `r` with `c` in row `r`, which are row
+    /// `c`'s columns, so each list is row `c` with every column replaced by its row's window
+    /// (consecutive duplicates dropped: windows increase along a row). Two passes over the matrix
+    /// (count, then write) instead of the radix sort of [`Self::new`], and no staging array.
+    ///
+    /// `None` when the matrix is not square, a probe of up to [`MIRROR_PROBES`] entries finds
+    /// one without its mirror, or the lists do not hold as many entries as the footprints (then
+    /// they are not their transpose). With as many, the lists are the transpose exactly when each
+    /// lists every window whose footprint holds its column, which the candidate search checks for
+    /// every window (see [`Self::mirrored`]); the caller falls back to [`Self::new`] when one
+    /// fails.
+    pub(crate) fn through_windows(
+        rows: &Footprints<'_>,
+        windows: &Windows,
+        footprints: &Footprints<'_>,
+        codec: EntryCodec,
+        par: Parallelism,
+    ) -> Option<Self> {
+        let n = rows.len();
+        if n != rows.ncols() || windows.len() != footprints.len() || !looks_symmetric(rows) {
+            return None;
+        }
+        let mut window_of_row = vec![0u32; n];
+        for g in 0..windows.len() {
+            window_of_row[windows.rows(g)].fill(g as u32);
+        }
+        // Each list's windows, counted then written: a run of equal windows is one entry.
+        let window_of_row = &window_of_row;
+        let list_of = |c: usize| {
+            let mut last = u32::MAX;
+            rows.get(c).iter().filter_map(move |&r| {
+                let g = window_of_row[r as usize];
+                (g != last).then(|| {
+                    last = g;
+                    g
+                })
+            })
+        };
+        let chunks = balanced_ranges(rows.offsets(), 8 * par.threads());
+        let counts: Vec<Vec<usize>> = par.map(chunks.clone(), |columns| {
+            columns.map(|c| list_of(c).count()).collect()
+        });
+        let mut ptr = Vec::with_capacity(n + 1);
+        let mut total = 0usize;
+        for count in counts.iter().flatten() {
+            ptr.push(O::from_usize(total));
+            total += count;
+        }
+        ptr.push(O::from_usize(total));
+        if total != footprints.columns().len() {
+            return None;
+        }
+        let lengths = LengthTable::new(footprints);
+        let mut entries = vec![0u32; total];
+        let bounds: Vec<usize> = std::iter::once(0)
+            .chain(chunks.iter().map(|r| ptr[r.end].to_usize()))
+            .collect();
+        let items = chunks
+            .into_iter()
+            .zip(split_mut_at(&mut entries, &bounds))
+            .collect();
+        par.map(items, |(columns, out): (Range<usize>, &mut [u32])| {
+            let windows = columns.flat_map(&list_of);
+            for (entry, g) in out.iter_mut().zip(windows) {
+                *entry = codec.encode(g, lengths.get(g, footprints));
+            }
+        });
         Some(Self {
             ptr,
             entries,
@@ -310,6 +381,30 @@ impl<O: Offset> ColumnIndex<O> {
             .windows(2)
             .filter(|p| p[1].to_usize() - p[0].to_usize() > limit)
             .count()
+    }
+}
+
+/// Footprint lengths `n(g)` in one byte each (1 MB for 1M windows, about L2's size), for passes
+/// that read them at random, one per index entry: two 8-byte offsets each took twice as long.
+/// Lengths of 255 or more are read from the footprints.
+struct LengthTable(Vec<u8>);
+
+impl LengthTable {
+    fn new(footprints: &Footprints<'_>) -> Self {
+        Self(
+            (0..footprints.len())
+                .map(|g| footprints.footprint_len(g).min(u8::MAX as usize) as u8)
+                .collect(),
+        )
+    }
+
+    /// `n(g)`.
+    #[inline]
+    fn get(&self, g: u32, footprints: &Footprints<'_>) -> usize {
+        match self.0[g as usize] {
+            u8::MAX => footprints.footprint_len(g as usize),
+            short => short as usize,
+        }
     }
 }
 

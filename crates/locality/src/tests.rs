@@ -220,7 +220,7 @@ proptest! {
         // mirrored one would do give the same graph.
         let f_seq = Footprints::new(&a, &w, Parallelism::Sequential).unwrap();
         let seq_opts = opts.with_parallelism(Parallelism::Sequential);
-        let wide = WindowGraph::with_index::<usize>(f_seq, &seq_opts, EntryCodec::tight(), false);
+        let wide = WindowGraph::with_index::<usize>(f_seq, &seq_opts, EntryCodec::tight(), graph::Mirror::None);
         prop_assert_eq!(&wide, &seq);
         for pool in pools() {
             let par = pool.install(|| WindowGraph::build(&a, &w, &opts).unwrap());
@@ -254,8 +254,33 @@ proptest! {
         // Hub columns bounded around each window: the same graph on the inverted index.
         let bounded = opts.with_hub_limit(limit);
         let on_mirror = WindowGraph::build(&a, &rows, &bounded).unwrap();
-        let wide = WindowGraph::with_index::<usize>(f, &bounded, EntryCodec::tight(), false);
+        let wide = WindowGraph::with_index::<usize>(f, &bounded, EntryCodec::tight(), graph::Mirror::None);
         prop_assert_eq!(&on_mirror, &wide);
+    }
+
+    #[test]
+    fn windows_of_symmetric_rows_are_indexed_through_the_rows(
+        (a, flawed) in arb_symmetric(40),
+        cuts in proptest::collection::vec(any::<bool>(), 40),
+        k in 1usize..6,
+    ) {
+        // Windows of consecutive rows: the index is read from the rows, or (flawed) is found
+        // wrong, by its size or by the search, and built again by inversion.
+        let n = a.nrows();
+        let w = Windows::from_starts(n, (0..n).filter(|&i| i == 0 || cuts[i]).collect()).unwrap();
+        let f = Footprints::new(&a, &w, Parallelism::Sequential).unwrap();
+        let codec = EntryCodec::new(f.len());
+        let rows = Footprints::rows_of(&a);
+        let through = index::ColumnIndex::<u32>::through_windows(&rows, &w, &f, codec, Parallelism::Sequential);
+        let inverted = index::ColumnIndex::<u32>::new(&f, codec, Parallelism::Sequential);
+        if !flawed {
+            prop_assert_eq!(through, Some(inverted));
+        }
+        let opts = GraphOptions::default().with_neighbours(k);
+        let g = WindowGraph::build(&a, &w, &opts).unwrap();
+        prop_assert_eq!(graph_candidates(&g), brute_candidates(&sets(&a, &w), k, CandidateRank::Overlap));
+        let wide = WindowGraph::with_index::<usize>(f, &opts, EntryCodec::tight(), graph::Mirror::None);
+        prop_assert_eq!(&g, &wide);
     }
 
     #[test]
@@ -264,7 +289,7 @@ proptest! {
         let opts = GraphOptions::default().with_hub_limit(limit).with_neighbours(3);
         let g = WindowGraph::build(&a, &w, &opts).unwrap();
         let f_all = Footprints::new(&a, &w, Parallelism::Rayon).unwrap();
-        prop_assert_eq!(&WindowGraph::with_index::<usize>(f_all, &opts, EntryCodec::tight(), false), &g);
+        prop_assert_eq!(&WindowGraph::with_index::<usize>(f_all, &opts, EntryCodec::tight(), graph::Mirror::None), &g);
         let expect_bounded = (0..a.ncols() as u32)
             .filter(|c| f.iter().filter(|s| s.contains(c)).count() > limit)
             .count();
