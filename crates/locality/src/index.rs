@@ -309,16 +309,18 @@ impl<O: Offset> ColumnIndex<O> {
         let counts: Vec<Vec<usize>> = par.map(chunks.clone(), |columns| {
             columns.map(|c| list_of(c).count()).collect()
         });
-        let mut ptr = Vec::with_capacity(n + 1);
-        let mut total = 0usize;
-        for count in counts.iter().flatten() {
-            ptr.push(O::from_usize(total));
-            total += count;
-        }
-        ptr.push(O::from_usize(total));
+        // As many entries as the footprints (so that they fit `O`), or not their transpose.
+        let total: usize = counts.iter().flatten().sum();
         if total != footprints.columns().len() {
             return None;
         }
+        let mut ptr = Vec::with_capacity(n + 1);
+        let mut at = 0;
+        for count in counts.iter().flatten() {
+            ptr.push(O::from_usize(at));
+            at += count;
+        }
+        ptr.push(O::from_usize(total));
         let lengths = LengthTable::new(footprints);
         let mut entries = vec![0u32; total];
         let bounds: Vec<usize> = std::iter::once(0)
