@@ -129,14 +129,23 @@ fn replay<T: Value>(
     let col_pos = cols.old_to_new();
     let new_to_old = rows.new_to_old();
     let mut k = 0usize;
+    let (row_ptr, col_idx) = (a.row_ptr(), a.col_idx());
     for (i, &old_row) in new_to_old.iter().enumerate() {
-        // The next row's `x` positions, read at random from an array as long as `x`: asked for
-        // a row ahead, while this one is replayed (the replay waited on these reads: 92% of its
-        // own time on the shuffled 1M-row grid).
+        // Reads at random, asked for ahead while this row is replayed (the replay waited on them:
+        // 92% of its own time was one of them on the shuffled 1M-row grid): the next row's `x`
+        // positions (from an array as long as `x`), and, for a permuted row order, the row
+        // after's columns and the offsets of the one after that.
         if let Some(&next) = new_to_old.get(i + 1) {
             for &c in a.row(next).0 {
                 prefetch(col_pos, c as usize);
             }
+        }
+        if let Some(&after) = new_to_old.get(i + 2) {
+            prefetch(col_idx, row_ptr[after]);
+            prefetch(col_idx, row_ptr[after + 1].saturating_sub(1));
+        }
+        if let Some(&later) = new_to_old.get(i + 3) {
+            prefetch(row_ptr, later);
         }
         if streams {
             touch(ptr_base + (i + 1) * 8 / line);
