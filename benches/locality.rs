@@ -193,18 +193,17 @@ fn case(
             Windows::single_rows(m.nrows())
         }
     };
+    let build = || WindowGraph::build(m, &windows(), &opts).expect("windows match the matrix");
     // The first build of a process takes fresh pages from the kernel for all its memory; later
     // ones reuse some the allocator kept from the ones before (so run a case alone, `--cases`,
     // for a user's single build).
     let (faults, t) = (page_faults(), Instant::now());
-    let first = WindowGraph::build(m, &windows(), &opts).expect("windows match the matrix");
+    let first = build();
     let t_first = t.elapsed();
     let first_faults = page_faults() - faults;
     drop(first);
     let faults = page_faults();
-    let (t_total, cpu_total, graph) = timed(args.reps, || {
-        WindowGraph::build(m, &windows(), &opts).expect("windows match the matrix")
-    });
+    let (t_total, cpu_total, graph) = timed(args.reps, build);
     let rep_faults = (page_faults() - faults) / (args.reps as u64 + 1);
     // Stage breakdown (separate runs).
     let (t_windows, w) = median_time(args.reps, windows);
@@ -222,7 +221,7 @@ fn case(
         .map(|_| {
             let unit = unit_now();
             let t = Instant::now();
-            let graph = WindowGraph::build(m, &windows(), &opts).expect("windows match the matrix");
+            let graph = build();
             let build = t.elapsed();
             drop(graph);
             build.as_secs_f64() / unit.as_secs_f64()

@@ -163,7 +163,7 @@ impl<'a> WindowGraph<'a> {
                 windows,
             }
         };
-        Self::with_codec(footprints, options, mirror)
+        Self::with_mirror(footprints, options, mirror)
     }
 
     /// Builds the graph on given footprints.
@@ -174,11 +174,11 @@ impl<'a> WindowGraph<'a> {
         footprints: Footprints<'a>,
         options: &GraphOptions,
     ) -> Result<Self, LocalityError> {
-        Self::with_codec(footprints, options, Mirror::Footprints)
+        Self::with_mirror(footprints, options, Mirror::Footprints)
     }
 
     /// [`Self::from_footprints`], with an index found through `mirror` when it can be.
-    fn with_codec(
+    fn with_mirror(
         footprints: Footprints<'a>,
         options: &GraphOptions,
         mirror: Mirror<'_>,

@@ -501,7 +501,7 @@ mod tests {
             CsrMatrix::from_triplets(n, n, t).unwrap()
         };
         let (banded, scattered) = (big(1), big(13));
-        assert!(banded.nnz() * 12 >= PREFETCH_MIN_BYTES);
+        assert!(streams_reach_prefetch_size(banded.nnz()));
         let small = odd_rows(300);
         for (a, prefetches) in [(&banded, true), (&scattered, false), (&small, false)] {
             let x: Vec<f64> = (0..a.ncols()).map(|j| (j as f64).cos()).collect();
@@ -520,12 +520,12 @@ mod tests {
                 let tuned = plan.tune_prefetch(&x, &mut y2, Par::Team(&team(2)), 2);
                 match tuned {
                     Some((with, without)) => {
-                        assert!(a.nnz() * 12 >= PREFETCH_MIN_BYTES);
+                        assert!(streams_reach_prefetch_size(a.nnz()));
                         assert!(with > 0.0 && without > 0.0);
                         assert_eq!(plan.prefetches(), with < without);
                     }
                     None => {
-                        assert!(a.nnz() * 12 < PREFETCH_MIN_BYTES);
+                        assert!(!streams_reach_prefetch_size(a.nnz()));
                         assert_eq!(plan.prefetches(), prefetches);
                     }
                 }
