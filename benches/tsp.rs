@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use spmv_reorder_tsp::{
-    path_cost, solve_path, CandidateLists, Construction, CostOracle, LocalSearch, PathSolution,
-    SolverOptions, TourKind,
+    lower_bound, path_cost, solve_path, CandidateLists, Construction, CostOracle, LocalSearch,
+    PathSolution, SolverOptions, TourKind,
 };
 
 /// Largest column population scanned when building row candidates (dense columns say little).
@@ -281,22 +281,32 @@ fn cpu_seconds() -> f64 {
     (ticks(11) + ticks(12)) / 100.0
 }
 
-fn solve(cands: &CandidateLists, oracle: &impl CostOracle, opts: &SolverOptions) -> PathSolution {
+/// A solution with the lower bound of its instance.
+struct Solved {
+    sol: PathSolution,
+    bound: i64,
+}
+
+fn solve(cands: &CandidateLists, oracle: &impl CostOracle, opts: &SolverOptions) -> Solved {
     let cpu = cpu_seconds();
     let sol = solve_path(cands, oracle, opts, &mut |_| {}).expect("solver input is valid");
     println!("solve_cpu_s={:.2}", cpu_seconds() - cpu);
-    sol
+    Solved {
+        sol,
+        bound: lower_bound(cands, oracle),
+    }
 }
 
-fn print_solution(name: &str, n: usize, sol: &PathSolution, total_s: f64) {
+fn print_solution(name: &str, n: usize, solved: &Solved, total_s: f64) {
+    let Solved { sol, bound } = solved;
     let s = &sol.stats;
     println!(
         "{name} n={n} cost={} bound={} gap={:.4} initial={} after_2opt={} after_ls={} \
          kicks={} improving_kicks={} construction_s={:.3} two_opt_s={:.3} local_search_s={:.3} \
          kicks_s={:.3} local_optimum={} oracle_calls={} total_s={total_s:.3}",
         sol.cost,
-        sol.lower_bound,
-        sol.gap(),
+        bound,
+        sol.gap(*bound),
         s.initial_cost,
         s.after_two_opt_cost,
         s.after_local_search_cost,
@@ -375,9 +385,9 @@ fn run_uniform(n: usize, opts: &Opts) {
     println!(
         "uniform{n} knn_s={knn_s:.3} cost/(0.7124*sqrt(nA))={:.4} 2opt/(0.7124*sqrt(nA))={:.4} \
          cost/bound={:.4}",
-        sol.cost as f64 / bhh,
-        sol.stats.after_two_opt_cost as f64 / bhh,
-        sol.cost as f64 / sol.lower_bound.max(1) as f64
+        sol.sol.cost as f64 / bhh,
+        sol.sol.stats.after_two_opt_cost as f64 / bhh,
+        sol.sol.cost as f64 / sol.bound.max(1) as f64
     );
 }
 
@@ -458,8 +468,8 @@ fn run_poisson(m: usize, opts: &Opts) {
     );
     println!(
         "poisson{m} cost/natural={:.4} cost/bound={:.4}",
-        sol.cost as f64 / natural_cost as f64,
-        sol.cost as f64 / sol.lower_bound.max(1) as f64
+        sol.sol.cost as f64 / natural_cost as f64,
+        sol.sol.cost as f64 / sol.bound.max(1) as f64
     );
 }
 

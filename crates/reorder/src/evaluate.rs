@@ -426,12 +426,14 @@ mod tests {
         assert_eq!(c.label, "tsp random:0.02 start=given window=var check=off");
         assert_eq!(c.reorderer.start_order(), StartOrder::Given);
         assert_eq!(Candidate::parse("rcm", &base).unwrap().label, "rcm");
-        let kicked = Candidate::parse("tsp kicks=50", &base).unwrap();
-        assert_eq!(kicked.label, "tsp kicks=50");
+        let kicked = Candidate::parse("tsp kicks=50 check=off", &base).unwrap();
+        assert_eq!(kicked.label, "tsp kicks=50 check=off");
         let a = poisson2d(12, 12).unwrap();
         let tsp = kicked.reorderer.threads(Some(1)).run(&a).unwrap();
         assert_eq!(tsp.report.rows.unwrap().tsp.unwrap().kicks, 50);
-        let per_window = Candidate::parse("tsp kicks=n", &base).unwrap().reorderer;
+        let per_window = Candidate::parse("tsp kicks=n check=off", &base)
+            .unwrap()
+            .reorderer;
         let side = per_window
             .threads(Some(1))
             .run(&a)

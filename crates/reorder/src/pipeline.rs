@@ -15,7 +15,9 @@ use spmv_reorder_locality::{
 use spmv_reorder_peers::{self as peers, PeerOptions};
 use spmv_reorder_sampling::{sample, Sample, SampleOptions};
 use spmv_reorder_sparse::{CsrMatrix, Permutation, Value};
-use spmv_reorder_tsp::{solve_path, CandidateLists, Construction, CostOracle, SolverOptions};
+use spmv_reorder_tsp::{
+    solve_path, CandidateLists, Construction, CostOracle, LocalSearch, PathSolution, SolverOptions,
+};
 use std::time::{Duration, Instant};
 
 /// A stage of the pipeline, reported to the progress callback.
@@ -165,7 +167,9 @@ impl Reorderer {
     /// the cheaper of those two (ties to the input). `D` rewards only columns shared by
     /// consecutive rows; the check guards the reuse across many rows that RCM or the input may
     /// have and the path lost, and the margin what the model cannot see (hardware prefetching).
-    /// `None` always returns the path.
+    /// The path is priced as the 2-opt + Or-opt descent leaves it, and refined (Lin-Kernighan,
+    /// kicks) only if it may pass: see [`REFINE_HEADROOM_PERCENT`].
+    /// `None` always returns the path, refined.
     pub fn cache_check(mut self, model: Option<CacheModel>) -> Self {
         self.cache_check = model;
         self
@@ -410,30 +414,73 @@ impl Reorderer {
         };
         let oracle = WindowCost(&graph);
         let budget = self.time_limit.map(|d| d.as_secs_f64());
-        let solution = solve_path(&cands, &oracle, &solver, &mut |p| {
-            let fraction = match budget {
-                Some(b) if b > 0.0 => (p.elapsed.as_secs_f64() / b).min(1.0),
-                _ => p.fraction,
+        // `offset`: time the side's earlier solves took, so that the bar fills once over both.
+        let solve =
+            |opts: &SolverOptions, offset: Duration, progress: &mut (dyn FnMut(&Stage) + Send)| {
+                solve_path(&cands, &oracle, opts, &mut |p| {
+                    let elapsed = (offset + p.elapsed).as_secs_f64();
+                    let fraction = match budget {
+                        Some(b) if b > 0.0 => (elapsed / b).min(1.0),
+                        _ => p.fraction,
+                    };
+                    progress(&Stage::Solving {
+                        side,
+                        fraction,
+                        cost: p.cost,
+                    })
+                })
             };
-            progress(&Stage::Solving {
-                side,
-                fraction,
-                cost: p.cost,
+        let rows_of = |order: &[usize]| -> Result<Permutation, ReorderError> {
+            let path_rows = windows.row_order(order)?;
+            Ok(match &first {
+                Some(p) => p.then(&path_rows)?,
+                None => path_rows,
             })
-        })?;
-        let path_rows = windows.row_order(&solution.order)?;
-        let path = match &first {
-            Some(p) => p.then(&path_rows)?,
-            None => path_rows,
+        };
+        let (solution, perm, cache_check) = match &self.cache_check {
+            None => {
+                let solution = solve(&solver, Duration::ZERO, progress)?;
+                let path = rows_of(&solution.order)?;
+                (solution, path, None)
+            }
+            Some(model) => {
+                let pricing = Pricing {
+                    model,
+                    structure,
+                    symmetric,
+                };
+                // The 2-opt + Or-opt path first: Lin-Kernighan and the kicks refine it only if
+                // it may pass the check (most of a default run's time went into refining paths
+                // the check then set aside).
+                let draft_opts = SolverOptions {
+                    local_search: LocalSearch::TwoOptOrOpt,
+                    chained: false,
+                    ..solver.clone()
+                };
+                let solve_start = Instant::now();
+                let draft = solve(&draft_opts, Duration::ZERO, progress)?;
+                let draft_path = rows_of(&draft.order)?;
+                let mut priced = pricing.price(first.as_ref(), &draft_path);
+                let (solution, path) = if priced.path_may_pass() {
+                    let spent = solve_start.elapsed();
+                    let refine_opts = SolverOptions {
+                        initial_order: Some(draft.order.clone()),
+                        time_limit: self.time_limit.map(|t| t.saturating_sub(spent)),
+                        ..solver
+                    };
+                    let refined = solve(&refine_opts, spent, progress)?;
+                    let path = rows_of(&refined.order)?;
+                    priced.refined = Some(pricing.cost(&path));
+                    let stats = draft.stats.then(&refined.stats);
+                    (PathSolution { stats, ..refined }, path)
+                } else {
+                    (draft, draft_path)
+                };
+                let (perm, check) = priced.choose(first, path);
+                (solution, perm, Some(check))
+            }
         };
         let lengths = windows.lengths();
-        let (perm, cache_check) = match &self.cache_check {
-            Some(model) => {
-                let (perm, check) = cache_check(structure, symmetric, first, path, model);
-                (perm, Some(check))
-            }
-            None => (path, None),
-        };
         // The windows the returned order moves as units: cut in the start order, which is the
         // input order unless it is RCM.
         let moved = match cache_check.as_ref().map_or("path", |c| c.kept) {
@@ -480,57 +527,106 @@ pub(crate) fn path_gap(cost: i64, bound: i64) -> Option<f64> {
 /// ran 0.99x / 0.97x RCM's speed in geometric mean (docs/RESULTS.md).
 pub const PATH_MARGIN_PERCENT: u64 = 15;
 
-/// The cache check of a TSP side: the path when its `x` reads cost at least
-/// [`PATH_MARGIN_PERCENT`] less under `model` than those of the input order and of the start order
-/// (when there is one besides the input), else the cheaper of those two (ties to the input).
-/// Returns it with the modelled costs.
-fn cache_check(
-    structure: &CsrMatrix<()>,
+/// How much the refinement of the 2-opt path (Lin-Kernighan, kicks) may lower its modelled cost,
+/// in percent, for the check to let it try: the path is refined only when its 2-opt version,
+/// priced this much lower, would pass the check. On the 30 bundled matrices, shuffled,
+/// Lin-Kernighan lowered the modelled cost of the 2-opt path by at most 11% (crack, wing), and
+/// the check returned the path on none of them.
+pub const REFINE_HEADROOM_PERCENT: u64 = 15;
+
+/// What the cache check prices: SpMV's `x` reads of `structure` under a row order (and the same
+/// column order when `symmetric`).
+struct Pricing<'a> {
+    model: &'a CacheModel,
+    structure: &'a CsrMatrix<()>,
     symmetric: bool,
-    start: Option<Permutation>,
-    path: Permutation,
-    model: &CacheModel,
-) -> (Permutation, CacheCheck) {
-    let cost = |rows: &Permutation| -> ModelledCost {
+}
+
+impl Pricing<'_> {
+    fn cost(&self, rows: &Permutation) -> ModelledCost {
         let identity;
-        let cols = if symmetric {
+        let cols = if self.symmetric {
             rows
         } else {
-            identity = Permutation::identity(structure.ncols());
+            identity = Permutation::identity(self.structure.ncols());
             &identity
         };
-        model.cost(structure, rows, cols)
-    };
-    let input = Permutation::identity(structure.nrows());
-    // Three independent replays, each sequential: side by side on the pool's threads (the
-    // check took about a fifth of a default run on the shuffled 1M-row grid, one replay after
-    // the other).
-    let ((input_cost, start_cost), path_cost) = rayon::join(
-        || rayon::join(|| cost(&input), || start.as_ref().map(cost)),
-        || cost(&path),
-    );
-    // In order of preference on a tie: the objective's best, then no change at all. The path's
-    // cost is weighed against the others' less the margin.
-    let mut choices = vec![
-        ("path", path_cost, path, 100),
-        ("input", input_cost, input, 100 - PATH_MARGIN_PERCENT),
-    ];
-    choices.extend(
-        start
-            .zip(start_cost)
-            .map(|(p, c)| ("start", c, p, 100 - PATH_MARGIN_PERCENT)),
-    );
-    let best = (0..choices.len())
-        .min_by_key(|&k| choices[k].1.cycles as u128 * choices[k].3 as u128)
-        .expect("the path is always a choice");
-    let (kept, _, perm, _) = choices.swap_remove(best);
-    let check = CacheCheck {
-        input: input_cost,
-        start: start_cost,
-        path: path_cost,
-        kept,
-    };
-    (perm, check)
+        self.model.cost(self.structure, rows, cols)
+    }
+
+    /// The input order, the start order (when there is one besides the input) and the path,
+    /// priced side by side on the pool's threads (the check took about a fifth of a default run
+    /// on the shuffled 1M-row grid, one replay after the other).
+    fn price(&self, start: Option<&Permutation>, path: &Permutation) -> Priced {
+        let input = Permutation::identity(self.structure.nrows());
+        let ((input, start), path) = rayon::join(
+            || rayon::join(|| self.cost(&input), || start.map(|p| self.cost(p))),
+            || self.cost(path),
+        );
+        Priced {
+            input,
+            start,
+            draft: path,
+            refined: None,
+        }
+    }
+}
+
+/// The modelled costs the cache check weighs.
+struct Priced {
+    input: ModelledCost,
+    start: Option<ModelledCost>,
+    /// The path after the 2-opt + Or-opt descent.
+    draft: ModelledCost,
+    /// The path refined from the draft, when it was.
+    refined: Option<ModelledCost>,
+}
+
+impl Priced {
+    /// The cheapest of the orders other than the path, in modelled cycles.
+    fn cheapest_other(&self) -> u64 {
+        self.start
+            .iter()
+            .fold(self.input.cycles, |c, s| c.min(s.cycles))
+    }
+
+    /// Whether the draft, priced [`REFINE_HEADROOM_PERCENT`] lower, would pass the check.
+    fn path_may_pass(&self) -> bool {
+        let path = self.draft.cycles as u128 * (100 - REFINE_HEADROOM_PERCENT) as u128;
+        path < self.cheapest_other() as u128 * (100 - PATH_MARGIN_PERCENT) as u128
+    }
+
+    /// The path when its `x` reads cost at least [`PATH_MARGIN_PERCENT`] less than those of the
+    /// input order and of the start order, else the cheaper of those two (ties to the input);
+    /// with the report of the check.
+    fn choose(self, start: Option<Permutation>, path: Permutation) -> (Permutation, CacheCheck) {
+        let input = Permutation::identity(path.len());
+        // In order of preference on a tie: the objective's best, then no change at all. The
+        // path's cost is weighed against the others' less the margin.
+        let path_cost = self.refined.unwrap_or(self.draft);
+        let mut choices = vec![
+            ("path", path_cost.cycles, path, 100),
+            ("input", self.input.cycles, input, 100 - PATH_MARGIN_PERCENT),
+        ];
+        choices.extend(
+            start
+                .zip(self.start)
+                .map(|(p, c)| ("start", c.cycles, p, 100 - PATH_MARGIN_PERCENT)),
+        );
+        let best = (0..choices.len())
+            .min_by_key(|&k| choices[k].1 as u128 * choices[k].3 as u128)
+            .expect("the path is always a choice");
+        let (kept, _, perm, _) = choices.swap_remove(best);
+        let check = CacheCheck {
+            input: self.input,
+            start: self.start,
+            path: path_cost,
+            draft: self.draft,
+            refined: self.refined.is_some(),
+            kept,
+        };
+        (perm, check)
+    }
 }
 
 /// `D_w` of the reordered matrix under the windows the TSP moved as units.
@@ -657,13 +753,9 @@ mod tests {
         let rows = unchecked.report.rows.as_ref().unwrap();
         assert!(rows.cache_check.is_none());
         assert_eq!(
-            model.cost(&a, &unchecked.rows, &unchecked.cols),
-            c.path,
-            "without the check the path is returned"
-        );
-        assert_eq!(
             unchecked.report.tsp_cost.unwrap() as u64,
-            unchecked.report.d_after
+            unchecked.report.d_after,
+            "without the check the path is returned"
         );
         // A greedy start has no start order besides the input to compare with.
         let greedy = quick().start(Some(StartOrder::Greedy)).run(&a).unwrap();
@@ -671,10 +763,53 @@ mod tests {
         assert!(g.start.is_none() && g.input == c.input);
     }
 
+    /// Whether the check refined its draft exactly when the draft, priced the headroom lower,
+    /// would have passed it, and reported the draft's figures when it did not.
+    fn assert_refined_by_the_rule(side: &SideReport) {
+        let c = side.cache_check.as_ref().expect("checked");
+        let others = c
+            .start
+            .map_or(c.input.cycles, |s| s.cycles.min(c.input.cycles));
+        let may_pass =
+            c.draft.cycles * (100 - REFINE_HEADROOM_PERCENT) < others * (100 - PATH_MARGIN_PERCENT);
+        assert_eq!(c.refined, may_pass, "{c:?}");
+        let tsp = side.tsp.as_ref().unwrap();
+        if !c.refined {
+            assert_eq!(c.path, c.draft);
+            assert_eq!(tsp.cost, tsp.after_two_opt_cost, "the draft, not refined");
+            assert_eq!(tsp.after_local_search_cost, tsp.after_two_opt_cost);
+        }
+        assert!(tsp.cost <= tsp.after_two_opt_cost);
+    }
+
+    #[test]
+    fn the_check_refines_only_a_draft_that_may_pass() {
+        let (a, _) = shuffle_symmetric(&poisson2d(120, 120).unwrap(), 3).unwrap();
+        let model = CacheModel::default();
+        for start in [StartOrder::Rcm, StartOrder::Given] {
+            let r = quick().start(Some(start)).run(&a).unwrap();
+            let side = r.report.rows.as_ref().unwrap();
+            assert_refined_by_the_rule(side);
+            let c = side.cache_check.as_ref().unwrap();
+            if start == StartOrder::Given {
+                // The only other order is the shuffled input, far behind any path.
+                assert!(c.refined && c.kept == "path", "{c:?}");
+                assert_eq!(model.cost(&a, &r.rows, &r.cols), c.path);
+                let tsp = side.tsp.as_ref().unwrap();
+                assert!(tsp.after_local_search_cost <= tsp.after_two_opt_cost);
+                assert_eq!(r.report.tsp_cost.unwrap() as u64, r.report.d_after);
+            }
+        }
+    }
+
     #[test]
     fn kicks_are_off_by_default_and_one_per_window_on_request() {
         let (a, _) = shuffle_symmetric(&poisson2d(20, 20).unwrap(), 5).unwrap();
-        let kicks = |r: Reorderer| r.threads(Some(1)).run(&a).unwrap().report.rows.unwrap();
+        // Without the check, which refines (LK, kicks) only a path that may pass it.
+        let kicks = |r: Reorderer| {
+            let r = r.threads(Some(1)).cache_check(None);
+            r.run(&a).unwrap().report.rows.unwrap()
+        };
         let plain = kicks(Reorderer::new()).tsp.unwrap();
         assert_eq!(plain.kicks, 0);
         let side = kicks(Reorderer::new().max_kicks(None));

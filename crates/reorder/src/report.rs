@@ -88,6 +88,12 @@ pub struct CacheCheck {
     pub start: Option<ModelledCost>,
     /// The path's order.
     pub path: ModelledCost,
+    /// The path after the 2-opt + Or-opt descent, before any refinement.
+    pub draft: ModelledCost,
+    /// Whether the path was refined (Lin-Kernighan, kicks) after the 2-opt + Or-opt descent:
+    /// only when the draft, priced [`crate::REFINE_HEADROOM_PERCENT`] percent lower, would have
+    /// passed the check. When not, `path` is `draft` and the TSP figures are the draft's.
+    pub refined: bool,
     /// `"path"`, `"start"` or `"input"`: the order returned.
     pub kept: &'static str,
 }

@@ -5,11 +5,11 @@
 //! [`CostOracle`] giving the exact symmetric integer cost of any pair — never a matrix type and never an
 //! `n × n` table. [`solve_path`] builds an initial path ([`Construction`]), improves it to a local optimum
 //! of 2-opt + Or-opt and then Lin-Kernighan ([`LocalSearch`]), and runs Chained LK kicks within the
-//! budgets of [`SolverOptions`]. The [`PathSolution`] carries the order, its cost, the
-//! [`lower_bound`] of SPEC section 4 and [`SolveStats`]. Tour representations implement [`tour::Tour`].
+//! budgets of [`SolverOptions`]. The [`PathSolution`] carries the order, its cost and [`SolveStats`];
+//! [`lower_bound`] gives the bound of SPEC section 4. Tour representations implement [`tour::Tour`].
 //!
 //! ```
-//! use spmv_reorder_tsp::{solve_path, CandidateLists, SolverOptions};
+//! use spmv_reorder_tsp::{lower_bound, solve_path, CandidateLists, SolverOptions};
 //!
 //! // Five points on a line, listed out of order; the cost is their distance.
 //! let x = [3i64, 0, 4, 1, 2];
@@ -21,7 +21,7 @@
 //! let sol = solve_path(&cands, &cost, &SolverOptions::default(), &mut |_| {})?;
 //! assert_eq!(sol.cost, 4);
 //! assert!(sol.order == [1, 3, 4, 0, 2] || sol.order == [2, 0, 4, 3, 1]);
-//! assert_eq!(sol.lower_bound, 4);
+//! assert_eq!(lower_bound(&cands, &cost), 4);
 //! # Ok::<(), spmv_reorder_tsp::TspError>(())
 //! ```
 //!

@@ -15,13 +15,15 @@ use crate::construct::{initial_path, Construction};
 use crate::kick::Kick;
 use crate::lk::LinKernighan;
 use crate::local_search::{descend, ActiveQueue, Both, Context, DescentProgress, Improver};
+#[cfg(doc)]
+use crate::lower_bound;
 use crate::neighbours::Neighbours;
 use crate::or_opt::OrOpt;
 use crate::oracle::PathCosts;
 use crate::relabel::Labels;
 use crate::tour::{ArrayTour, Journal, Tour, TwoLevelTour};
 use crate::two_opt::TwoOpt;
-use crate::{lower_bound, CandidateLists, CostOracle, TspError};
+use crate::{CandidateLists, CostOracle, TspError};
 
 /// The improvement moves of the local search.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,6 +94,9 @@ pub struct SolverOptions {
     pub max_stall_kicks: Option<u64>,
     /// Initial path.
     pub construction: Construction,
+    /// A start path (a permutation of the nodes) used instead of `construction`: for example an
+    /// earlier solve's path, refined with other moves.
+    pub initial_order: Option<Vec<usize>>,
     /// Improvement moves.
     pub local_search: LocalSearch,
     /// Run Chained LK: kicks followed by local repair, kept when the path gets no worse.
@@ -110,6 +115,7 @@ impl Default for SolverOptions {
             max_kicks: None,
             max_stall_kicks: None,
             construction: Construction::default(),
+            initial_order: None,
             local_search: LocalSearch::default(),
             chained: true,
             kick_span: DEFAULT_KICK_SPAN,
@@ -203,6 +209,26 @@ pub struct SolveStats {
     pub oracle_calls: u64,
 }
 
+impl SolveStats {
+    /// The figures of this solve continued by `later`, which started from this one's path: times,
+    /// kicks and oracle calls add up; the costs run from this solve's start to `later`'s end.
+    pub fn then(&self, later: &SolveStats) -> SolveStats {
+        SolveStats {
+            construction_s: self.construction_s + later.construction_s,
+            two_opt_s: self.two_opt_s + later.two_opt_s,
+            local_search_s: self.local_search_s + later.local_search_s,
+            kicks_s: self.kicks_s + later.kicks_s,
+            kicks: self.kicks + later.kicks,
+            improving_kicks: self.improving_kicks + later.improving_kicks,
+            initial_cost: self.initial_cost,
+            after_two_opt_cost: self.after_two_opt_cost,
+            after_local_search_cost: later.after_local_search_cost,
+            reached_local_optimum: later.reached_local_optimum,
+            oracle_calls: self.oracle_calls + later.oracle_calls,
+        }
+    }
+}
+
 /// A Hamiltonian path and its quality.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PathSolution {
@@ -210,22 +236,20 @@ pub struct PathSolution {
     pub order: Vec<usize>,
     /// Sum of the oracle's costs along the path.
     pub cost: i64,
-    /// The lower bound of [`lower_bound`].
-    pub lower_bound: i64,
     /// Timings and counters.
     pub stats: SolveStats,
 }
 
 impl PathSolution {
-    /// Relative gap `(cost − lower_bound) / lower_bound` (0 when both are 0, infinite when only the bound
-    /// is 0).
-    pub fn gap(&self) -> f64 {
-        if self.cost <= self.lower_bound {
+    /// Relative gap `(cost − bound) / bound` to a lower bound such as [`lower_bound`]'s (0 when
+    /// both are 0, infinite when only the bound is 0).
+    pub fn gap(&self, bound: i64) -> f64 {
+        if self.cost <= bound {
             0.0
-        } else if self.lower_bound <= 0 {
+        } else if bound <= 0 {
             f64::INFINITY
         } else {
-            (self.cost - self.lower_bound) as f64 / self.lower_bound as f64
+            (self.cost - bound) as f64 / bound as f64
         }
     }
 }
@@ -238,6 +262,9 @@ pub fn path_cost<O: CostOracle + ?Sized>(order: &[usize], oracle: &O) -> i64 {
 /// Finds a low-cost Hamiltonian path (free ends) over the nodes of `cands`.
 ///
 /// `progress` receives reports at phase changes and about every 100 ms of local search and kicks.
+/// [`lower_bound`] bounds the cost of every path, for the solution's [`PathSolution::gap`]: not
+/// computed here, since it may take up to `EXACT_SCAN_BUDGET` oracle calls and callers such as the
+/// reordering pipeline have a bound of their own.
 ///
 /// # Errors
 /// [`TspError::InvalidOption`] for out-of-domain options; [`TspError::CostMismatch`] when a candidate
@@ -253,6 +280,9 @@ pub fn solve_path(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<PathSolution, TspError> {
     opts.validate()?;
+    if let Some(order) = &opts.initial_order {
+        check_permutation(order, cands.len())?;
+    }
     check_costs(cands, oracle)?;
     let mut solver = Solver {
         cands,
@@ -268,9 +298,25 @@ pub fn solve_path(
     Ok(PathSolution {
         order,
         cost,
-        lower_bound: lower_bound(cands, oracle),
         stats: solver.stats,
     })
+}
+
+/// A given start path must visit each of the `n` nodes once.
+fn check_permutation(order: &[usize], n: usize) -> Result<(), TspError> {
+    let mut seen = vec![false; n];
+    let visits_each_once = order.len() == n
+        && order
+            .iter()
+            .all(|&v| v < n && !std::mem::replace(&mut seen[v], true));
+    if visits_each_once {
+        Ok(())
+    } else {
+        Err(TspError::InvalidOption {
+            name: "initial_order",
+            reason: "must list every node exactly once",
+        })
+    }
 }
 
 /// Every candidate cost must equal the oracle's (the solver mixes both).
@@ -331,7 +377,10 @@ impl Solver<'_, '_> {
     fn run(&mut self) -> Vec<usize> {
         let n = self.cands.len();
         let t = Instant::now();
-        let mut order = initial_path(self.opts.construction, self.cands, self.oracle);
+        let mut order = match &self.opts.initial_order {
+            Some(given) => given.clone(),
+            None => initial_path(self.opts.construction, self.cands, self.oracle),
+        };
         self.stats.construction_s = t.elapsed().as_secs_f64();
         self.stats.initial_cost = path_cost(&order, self.oracle);
         self.report(Phase::Construction, self.stats.initial_cost, 0, 0.0);

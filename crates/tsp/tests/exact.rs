@@ -121,11 +121,8 @@ fn chained_lk_matches_held_karp() {
             "trial {trial}: n={n} k={k} euclidean={euclidean}"
         );
         if k == n.saturating_sub(1) || k >= 2 {
-            assert!(
-                sol.lower_bound <= opt,
-                "bound {} > optimum {opt}",
-                sol.lower_bound
-            );
+            let bound = lower_bound(&cands, &oracle);
+            assert!(bound <= opt, "bound {bound} > optimum {opt}");
         }
     }
 }
@@ -221,7 +218,8 @@ fn deterministic_for_a_seed_and_kick_budget() {
     assert_eq!(c.cost, a.cost);
     assert_eq!(a.stats.kicks, 500);
     assert!(a.cost < a.stats.after_local_search_cost);
-    assert!(a.lower_bound <= a.cost && a.gap() < 0.5);
+    let bound = lower_bound(&cands, &oracle);
+    assert!(bound <= a.cost && a.gap(bound) < 0.5);
 }
 
 #[test]
@@ -269,7 +267,7 @@ fn tiny_instances() {
         let sol = solve_path(&cands, &oracle, &SolverOptions::default(), &mut |_| {}).unwrap();
         assert_permutation(&sol.order, n);
         assert_eq!(sol.cost, path_cost(&sol.order, &oracle));
-        assert!(sol.lower_bound <= sol.cost);
+        assert!(lower_bound(&cands, &oracle) <= sol.cost);
     }
     assert_eq!(lower_bound(&CandidateLists::default(), &oracle), 0);
 }
@@ -304,4 +302,59 @@ fn errors_are_reported() {
         err,
         Err(TspError::InvalidOption { name: "depth", .. })
     ));
+    for order in [vec![0, 0], vec![1], vec![0, 2], vec![1, 0, 2]] {
+        let given = SolverOptions {
+            initial_order: Some(order),
+            ..SolverOptions::default()
+        };
+        let err = solve_path(&cands, &|_: usize, _: usize| 5, &given, &mut |_| {});
+        assert!(matches!(
+            err,
+            Err(TspError::InvalidOption {
+                name: "initial_order",
+                ..
+            })
+        ));
+    }
+}
+
+#[test]
+fn a_solve_continues_from_a_given_path() {
+    let (pts, cands) = euclidean(3000, 9);
+    let oracle = |a: usize, b: usize| dist(pts[a], pts[b]);
+    let two_opt = SolverOptions {
+        local_search: LocalSearch::TwoOptOrOpt,
+        chained: false,
+        ..SolverOptions::default()
+    };
+    let draft = solve_path(&cands, &oracle, &two_opt, &mut |_| {}).unwrap();
+    let refine = SolverOptions {
+        initial_order: Some(draft.order.clone()),
+        chained: false,
+        ..SolverOptions::default()
+    };
+    let refined = solve_path(&cands, &oracle, &refine, &mut |_| {}).unwrap();
+    assert_permutation(&refined.order, pts.len());
+    assert_eq!(
+        refined.stats.initial_cost, draft.cost,
+        "starts from the draft"
+    );
+    assert!(
+        refined.cost < draft.cost,
+        "Lin-Kernighan improves a 2-opt path of 3000 random points: {} vs {}",
+        refined.cost,
+        draft.cost
+    );
+    let both = draft.stats.then(&refined.stats);
+    assert_eq!(both.initial_cost, draft.stats.initial_cost);
+    assert_eq!(both.after_two_opt_cost, draft.cost);
+    assert_eq!(both.after_local_search_cost, refined.cost);
+    assert_eq!(
+        both.oracle_calls,
+        draft.stats.oracle_calls + refined.stats.oracle_calls
+    );
+    assert_eq!(
+        both.local_search_s,
+        draft.stats.local_search_s + refined.stats.local_search_s
+    );
 }
