@@ -430,7 +430,7 @@ impl Summary<'_> {
                 if c.refined {
                     ""
                 } else {
-                    " after 2-opt, not refined (no refinement would give it the lead it needs)"
+                    " after 2-opt (not refined: too far behind)"
                 },
                 match c.kept {
                     "path" => "the TSP path".to_string(),
