@@ -140,7 +140,8 @@ impl Reorderer {
     /// Kicks of Chained Lin-Kernighan after the local search (`None`: one per window). The
     /// default is `Some(0)`, Lin-Kernighan's local search alone: on the 30 bundled matrices,
     /// shuffled, one kick per window lowered `D` by 2.2% in geometric mean for about 10x the median
-    /// reordering time, with no SpMV gain above the timing noise (docs/RESULTS.md).
+    /// reordering time, with no SpMV gain above the timing noise (docs/RESULTS.md). With the cache
+    /// check on, kicks (like Lin-Kernighan) run only on a path that may pass it.
     pub fn max_kicks(mut self, kicks: Option<u64>) -> Self {
         self.max_kicks = kicks;
         self
