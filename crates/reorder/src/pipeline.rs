@@ -16,7 +16,8 @@ use spmv_reorder_peers::{self as peers, PeerOptions};
 use spmv_reorder_sampling::{sample, Sample, SampleOptions};
 use spmv_reorder_sparse::{CsrMatrix, Permutation, Value};
 use spmv_reorder_tsp::{
-    solve_path, CandidateLists, Construction, CostOracle, LocalSearch, PathSolution, SolverOptions,
+    relative_gap, solve_path, CandidateLists, Construction, CostOracle, LocalSearch, PathSolution,
+    SolverOptions,
 };
 use std::time::{Duration, Instant};
 
@@ -261,7 +262,8 @@ impl Reorderer {
             tsp_lower_bound,
             tsp_gap: tsp_cost
                 .zip(tsp_lower_bound)
-                .and_then(|(c, b)| path_gap(c, b)),
+                .map(|(c, b)| relative_gap(c, b))
+                .filter(|gap| gap.is_finite()),
             method: self.method.to_string(),
             sampler: self.sampler.to_string(),
             window: self.window.to_string(),
@@ -465,7 +467,7 @@ impl Reorderer {
                 let (solution, path) = if priced.path_may_pass() {
                     let spent = solve_start.elapsed();
                     let refine_opts = SolverOptions {
-                        initial_order: Some(draft.order.clone()),
+                        initial_order: Some(draft.order),
                         time_limit: self.time_limit.map(|t| t.saturating_sub(spent)),
                         ..solver
                     };
@@ -505,17 +507,6 @@ impl Reorderer {
             cache_check,
         };
         Ok((perm, report))
-    }
-}
-
-/// `(cost - bound) / bound` as the solver defines it; `None` where the bound is 0 but the cost not.
-pub(crate) fn path_gap(cost: i64, bound: i64) -> Option<f64> {
-    if cost <= bound {
-        Some(0.0)
-    } else if bound <= 0 {
-        None
-    } else {
-        Some((cost - bound) as f64 / bound as f64)
     }
 }
 

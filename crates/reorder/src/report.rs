@@ -156,7 +156,7 @@ impl TspReport {
         TspReport {
             cost: s.cost,
             lower_bound,
-            gap: crate::pipeline::path_gap(s.cost, lower_bound).unwrap_or(f64::INFINITY),
+            gap: s.gap(lower_bound),
             identity_cost,
             initial_cost: s.stats.initial_cost,
             after_two_opt_cost: s.stats.after_two_opt_cost,

@@ -241,16 +241,21 @@ pub struct PathSolution {
 }
 
 impl PathSolution {
-    /// Relative gap `(cost − bound) / bound` to a lower bound such as [`lower_bound`]'s (0 when
-    /// both are 0, infinite when only the bound is 0).
+    /// [`relative_gap`] of this path's cost to a lower bound such as [`lower_bound`]'s.
     pub fn gap(&self, bound: i64) -> f64 {
-        if self.cost <= bound {
-            0.0
-        } else if bound <= 0 {
-            f64::INFINITY
-        } else {
-            (self.cost - bound) as f64 / bound as f64
-        }
+        relative_gap(self.cost, bound)
+    }
+}
+
+/// Relative gap `(cost − bound) / bound` of a path cost to a lower bound (0 when the cost is at
+/// most the bound, infinite when only the bound is 0 or below).
+pub fn relative_gap(cost: i64, bound: i64) -> f64 {
+    if cost <= bound {
+        0.0
+    } else if bound <= 0 {
+        f64::INFINITY
+    } else {
+        (cost - bound) as f64 / bound as f64
     }
 }
 
