@@ -6,7 +6,7 @@
 //! Columns use the same functions on `Aᵀ` ([`Axis::Columns`]).
 
 use crate::par::{balanced_ranges, range_bounds, split_mut_at, Parallelism};
-use spmv_reorder_sparse::{CsrMatrix, Value};
+use spmv_reorder_sparse::{short_intersection, CsrMatrix, Value};
 
 /// Which side of the matrix a model describes.
 ///
@@ -43,7 +43,10 @@ pub fn set_distance(s: &[u32], t: &[u32]) -> u64 {
 const SEARCH_RATIO: usize = 32;
 
 /// `|S ∩ T|` for two strictly increasing lists, by a merge: `O(|S| + |T|)`; short lists
-/// (`|S|·|T| <= 64`) compare every pair instead.
+/// (`|S|·|T| <= 64`) compare every pair instead, and lists of at most 16 entries each compare
+/// an entry with all of the other list at once where the machine has AVX-512
+/// ([`short_intersection`]: the 1M adjacent row pairs below, one thread, took 10.5 ms against
+/// 20.0 ms comparing every pair).
 ///
 /// The merge steps are selected without branches: which list advances is data-dependent and a
 /// branch on it mispredicts about once per step (measured: the variable windows of a shuffled
@@ -68,6 +71,9 @@ pub fn intersection_len(s: &[u32], t: &[u32]) -> usize {
             common += usize::from(rest.get(at) == Some(&a));
             rest = &rest[at..];
         }
+        return common;
+    }
+    if let Some(common) = short_intersection::intersection_len(s, t) {
         return common;
     }
     if s.len().saturating_mul(t.len()) <= 64 {

@@ -31,7 +31,7 @@ use crate::footprint::Footprints;
 use crate::index::{ColumnIndex, EntryCodec, Offset};
 use crate::par::{balanced_ranges, range_bounds, split_mut_at, Parallelism};
 use crate::windows::Windows;
-use spmv_reorder_sparse::overlap_kernel::{self, OverlapLists};
+use spmv_reorder_sparse::overlap_kernel::{self, OverlapLists, PADDING};
 use spmv_reorder_sparse::{prefetch, CsrMatrix, Value};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -276,10 +276,17 @@ impl<'a> WindowGraph<'a> {
         let mirrored = match mirror {
             #[cfg(test)]
             Mirror::None => None,
-            Mirror::Footprints => ColumnIndex::<O>::mirrored(&footprints, codec, par),
-            Mirror::Rows { rows, windows } => {
-                ColumnIndex::<O>::through_windows(rows, windows, &footprints, codec, par)
+            Mirror::Footprints => {
+                ColumnIndex::<O>::mirrored(&footprints, codec, par, options.hub_limit)
             }
+            Mirror::Rows { rows, windows } => ColumnIndex::<O>::through_windows(
+                rows,
+                windows,
+                &footprints,
+                codec,
+                par,
+                options.hub_limit,
+            ),
         };
         let mirrored = mirrored
             .map(|index| {
@@ -825,7 +832,8 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
         // `g` itself is counted too and skipped once in the drain: a test per entry here
         // mispredicted once per column of `g`.
         for list in lists {
-            for &entry in list {
+            // A strided index pads its lists at the end.
+            for &entry in list.iter().take_while(|&&e| e != PADDING) {
                 acc.add(entry);
             }
         }

@@ -12,7 +12,9 @@
 //!
 //! The candidate search reads this index at random (one list per footprint column; on a shuffled
 //! matrix every read is a cache and TLB miss), so it is kept small: offsets are `u32` when the
-//! entries fit ([`Offset`]), and each entry is one `u32` packing the window with its footprint
+//! entries fit ([`Offset`]), or there are none when every list fits a cache line and padding
+//! them to one length costs little (a strided index: a list is then one line, found without
+//! reading an offset), and each entry is one `u32` packing the window with its footprint
 //! length `n(h)` ([`EntryCodec`]), so the search reads `n(h)` from the list it already streams
 //! instead of taking a miss per window (measured: `u64` entries cost about 15% more search time,
 //! `u32` windows plus a lookup of `n(h)` about 35% more). Called by [`crate::WindowGraph`]
@@ -20,7 +22,8 @@
 
 use crate::footprint::Footprints;
 use crate::par::{balanced_ranges, range_bounds, split_mut_at, Parallelism};
-use crate::windows::Windows;
+use crate::windows::{RowWindows, Windows};
+use spmv_reorder_sparse::overlap_kernel::PADDING;
 use spmv_reorder_sparse::prefetch;
 use std::ops::Range;
 
@@ -137,11 +140,72 @@ impl EntryCodec {
 
 /// Windows per column, CSR: column `c`'s entries are `entries[ptr[c]..ptr[c+1]]`, by increasing
 /// window, packed by [`Self::codec`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub(crate) struct ColumnIndex<O> {
-    ptr: Vec<O>,
+    lists: Lists<O>,
     entries: Vec<u32>,
     codec: EntryCodec,
+}
+
+/// Where each column's list is in [`ColumnIndex::entries`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Lists<O> {
+    /// Column `c`'s entries are `ptr[c]..ptr[c+1]`.
+    Offsets(Vec<O>),
+    /// Column `c`'s entries are the `stride` from `first + c·stride`, the list then
+    /// [`PADDING`]: no offset to read (a cache miss of its own on a shuffled matrix), and with
+    /// `first` on a cache line and `stride` a power of two up to 16, no list straddles two lines.
+    /// See [`padded_stride`] for when the index is laid out so.
+    Strided {
+        first: usize,
+        stride: usize,
+        columns: usize,
+    },
+}
+
+/// Indices are equal when they list the same entries for each column and pack them alike, laid
+/// out either way.
+impl<O: Offset> PartialEq for ColumnIndex<O> {
+    fn eq(&self, other: &Self) -> bool {
+        self.codec == other.codec
+            && self.columns() == other.columns()
+            && (0..self.columns() as u32).all(|c| self.list(c) == other.list(c))
+    }
+}
+
+impl<O: Offset> Eq for ColumnIndex<O> {}
+
+/// The stride of a [`Lists::Strided`] index of `lists` lists of `entries` entries in all, the
+/// longest of `longest` entries, for a search that bounds lists longer than `hub_limit`: the
+/// power of two at or above `longest`, if it is at most 16 (a cache line), at most `hub_limit`
+/// (a bounded list needs its length) and pads the entries by at most half (or to at most
+/// [`SMALL_STRIDED`] entries).
+///
+/// On the shuffled 1M-row grid (7 entries a list, so 8 a stride), the candidate search read a
+/// list's offsets and then the list, often over two lines, for every column of every window.
+/// Strided, the locality bench's side-by-side figures (three alternated runs each, 2 threads)
+/// went from 19.6-19.8 to 18.0-18.5 SpMVs for one row per window and from 28.3-30.0 to
+/// 24.1-25.6 for variable windows, whose index is then written in one pass instead of two.
+fn padded_stride(longest: usize, lists: usize, entries: usize, hub_limit: usize) -> Option<usize> {
+    let stride = longest.next_power_of_two();
+    let padded = lists.saturating_mul(stride);
+    let small = padded <= (entries + entries / 2).max(SMALL_STRIDED);
+    (stride <= 16 && stride <= hub_limit && small).then_some(stride)
+}
+
+/// A strided index of at most this many entries, padding included, is small whatever it pads.
+const SMALL_STRIDED: usize = 4096;
+
+/// A zeroed array of `lists·stride` entries and the position in it where a cache line starts
+/// (the first list's), for a [`Lists::Strided`] index.
+fn strided_entries(lists: usize, stride: usize) -> (Vec<u32>, usize) {
+    const LINE: usize = 64;
+    let slack = LINE / std::mem::size_of::<u32>() - 1;
+    // Zeroed (not padded) here: the pages are then written first by the threads that fill
+    // their lists, in parallel.
+    let entries = vec![0u32; lists * stride + slack];
+    let first = entries.as_ptr().align_offset(LINE).min(slack);
+    (entries, first)
 }
 
 impl<O: Offset> ColumnIndex<O> {
@@ -204,7 +268,7 @@ impl<O: Offset> ColumnIndex<O> {
             buckets.place(&staged, &starts, job, entries, ptr)
         });
         Self {
-            ptr,
+            lists: Lists::Offsets(ptr),
             entries,
             codec,
         }
@@ -224,12 +288,24 @@ impl<O: Offset> ColumnIndex<O> {
         footprints: &Footprints<'_>,
         codec: EntryCodec,
         par: Parallelism,
+        hub_limit: usize,
     ) -> Option<Self> {
         let windows = footprints.len();
         if windows != footprints.ncols() || !looks_symmetric(footprints) {
             return None;
         }
+        let lengths = LengthTable::new(footprints);
         let offsets = footprints.offsets();
+        let entries = footprints.columns().len();
+        if let Some(stride) = padded_stride(longest(offsets), windows, entries, hub_limit) {
+            let list_of = |c: usize| {
+                footprints
+                    .get(c)
+                    .iter()
+                    .map(|&h| codec.encode(h, lengths.get(h, footprints)))
+            };
+            return Some(Self::strided(offsets, stride, codec, par, list_of).0);
+        }
         let chunks = balanced_ranges(offsets, 8 * par.threads());
         let bounds: Vec<usize> = std::iter::once(0)
             .chain(chunks.iter().map(|r| offsets[r.end]))
@@ -245,7 +321,6 @@ impl<O: Offset> ColumnIndex<O> {
             .zip(split_mut_at(&mut entries, &bounds))
             .zip(split_mut_at(&mut ptr[..windows], &window_bounds))
             .collect();
-        let lengths = LengthTable::new(footprints);
         par.map(
             items,
             |((range, out), starts): ((Range<usize>, &mut [u32]), &mut [O])| {
@@ -259,7 +334,7 @@ impl<O: Offset> ColumnIndex<O> {
             },
         );
         Some(Self {
-            ptr,
+            lists: Lists::Offsets(ptr),
             entries,
             codec,
         })
@@ -269,8 +344,9 @@ impl<O: Offset> ColumnIndex<O> {
     /// symmetric (`rows`, its rows as one footprint each), given the windows' own `footprints`:
     /// column `c`'s windows are then those of the rows `r` with `c` in row `r`, which are row
     /// `c`'s columns, so each list is row `c` with every column replaced by its row's window
-    /// (consecutive duplicates dropped: windows increase along a row). Two passes over the matrix
-    /// (count, then write) instead of the radix sort of [`Self::new`], and no staging array.
+    /// (consecutive duplicates dropped: windows increase along a row). One pass over the matrix
+    /// when the index is strided, two (count, then write) otherwise, instead of the radix sort
+    /// of [`Self::new`], and no staging array.
     ///
     /// `None` when the matrix is not square, a probe of up to [`MIRROR_PROBES`] entries finds
     /// one without its mirror, or the lists do not hold as many entries as the footprints (then
@@ -284,27 +360,34 @@ impl<O: Offset> ColumnIndex<O> {
         footprints: &Footprints<'_>,
         codec: EntryCodec,
         par: Parallelism,
+        hub_limit: usize,
     ) -> Option<Self> {
         let n = rows.len();
         if n != rows.ncols() || windows.len() != footprints.len() || !looks_symmetric(rows) {
             return None;
         }
-        let mut window_of_row = vec![0u32; n];
-        for g in 0..windows.len() {
-            window_of_row[windows.rows(g)].fill(g as u32);
-        }
-        // Each list's windows, counted then written: a run of equal windows is one entry.
-        let window_of_row = &window_of_row;
+        let row_windows = RowWindows::new(windows);
+        // Each list's windows: a run of equal windows is one entry.
+        let row_windows = &row_windows;
         let list_of = |c: usize| {
             let mut last = u32::MAX;
             rows.get(c).iter().filter_map(move |&r| {
-                let g = window_of_row[r as usize];
+                let g = row_windows.window_of(r as usize);
                 (g != last).then(|| {
                     last = g;
                     g
                 })
             })
         };
+        let lengths = LengthTable::new(footprints);
+        let entries = footprints.columns().len();
+        // A list is at most as long as its row: the rows bound the lists' lengths.
+        if let Some(stride) = padded_stride(longest(rows.offsets()), n, entries, hub_limit) {
+            let list_of =
+                |c: usize| list_of(c).map(|g| codec.encode(g, lengths.get(g, footprints)));
+            let (index, total) = Self::strided(rows.offsets(), stride, codec, par, list_of);
+            return (total == entries).then_some(index);
+        }
         let chunks = balanced_ranges(rows.offsets(), 8 * par.threads());
         let counts: Vec<Vec<usize>> = par.map(chunks.clone(), |columns| {
             columns.map(|c| list_of(c).count()).collect()
@@ -321,7 +404,6 @@ impl<O: Offset> ColumnIndex<O> {
             at += count;
         }
         ptr.push(O::from_usize(total));
-        let lengths = LengthTable::new(footprints);
         let mut entries = vec![0u32; total];
         let bounds: Vec<usize> = std::iter::once(0)
             .chain(chunks.iter().map(|r| ptr[r.end].to_usize()))
@@ -337,31 +419,93 @@ impl<O: Offset> ColumnIndex<O> {
             }
         });
         Some(Self {
-            ptr,
+            lists: Lists::Offsets(ptr),
             entries,
             codec,
         })
     }
 
-    /// The entries of the windows whose footprint holds column `c`, by increasing window.
-    #[cfg(test)]
-    pub(crate) fn entries_of(&self, c: u32) -> &[u32] {
-        &self.entries[self.span_of(c)]
+    /// A [`Lists::Strided`] index of `stride` entries a list whose column `c` lists
+    /// `list_of(c)`, at most `bounds[c+1] - bounds[c] <= stride` entries (the lists' sources, by
+    /// which the columns are shared out among the threads), and the number of entries listed.
+    fn strided<I: Iterator<Item = u32>>(
+        bounds: &[usize],
+        stride: usize,
+        codec: EntryCodec,
+        par: Parallelism,
+        list_of: impl Fn(usize) -> I + Sync,
+    ) -> (Self, usize) {
+        let columns = bounds.len() - 1;
+        let (mut entries, first) = strided_entries(columns, stride);
+        let chunks = balanced_ranges(bounds, 8 * par.threads());
+        let lists = &mut entries[first..first + columns * stride];
+        let regions = split_mut_at(lists, &range_bounds(&chunks, stride));
+        let items = chunks.into_iter().zip(regions).collect();
+        let listed = par.map(items, |(columns, region): (Range<usize>, &mut [u32])| {
+            let mut listed = 0;
+            for (c, slots) in columns.zip(region.chunks_exact_mut(stride)) {
+                let mut len = 0;
+                for (slot, entry) in slots.iter_mut().zip(list_of(c)) {
+                    *slot = entry;
+                    len += 1;
+                }
+                slots[len..].fill(PADDING);
+                listed += len;
+            }
+            listed
+        });
+        let index = Self {
+            lists: Lists::Strided {
+                first,
+                stride,
+                columns,
+            },
+            entries,
+            codec,
+        };
+        (index, listed.into_iter().sum())
     }
 
-    /// Where column `c`'s entries are in [`Self::entries`].
+    /// The entries of the windows whose footprint holds column `c`, by increasing window
+    /// (without padding).
+    pub(crate) fn list(&self, c: u32) -> &[u32] {
+        let list = &self.entries[self.span_of(c)];
+        &list[..list.iter().take_while(|&&e| e != PADDING).count()]
+    }
+
+    /// Number of columns (lists).
+    fn columns(&self) -> usize {
+        match &self.lists {
+            Lists::Offsets(ptr) => ptr.len() - 1,
+            &Lists::Strided { columns, .. } => columns,
+        }
+    }
+
+    /// Where column `c`'s entries are in [`Self::entries`], with the list's padding, if any
+    /// ([`PADDING`] after its entries: [`Lists::Strided`]).
     #[inline]
     pub(crate) fn span_of(&self, c: u32) -> Range<usize> {
-        self.ptr[c as usize].to_usize()..self.ptr[c as usize + 1].to_usize()
+        let c = c as usize;
+        match &self.lists {
+            Lists::Offsets(ptr) => ptr[c].to_usize()..ptr[c + 1].to_usize(),
+            &Lists::Strided { first, stride, .. } => {
+                let start = first + c * stride;
+                start..start + stride
+            }
+        }
     }
 
-    /// Asks for column `c`'s offsets (read by [`Self::span_of`]) ahead of time.
+    /// Asks ahead of time for what [`Self::span_of`] reads (column `c`'s offsets), or where no
+    /// offset is read, for the list itself.
     #[inline]
     pub(crate) fn prefetch_span(&self, c: u32) {
-        prefetch(&self.ptr, c as usize);
+        match &self.lists {
+            Lists::Offsets(ptr) => prefetch(ptr, c as usize),
+            Lists::Strided { .. } => prefetch(&self.entries, self.span_of(c).start),
+        }
     }
 
-    /// Every entry, column after column.
+    /// Every entry, column after column (with padding, see [`Self::span_of`]).
     pub(crate) fn entries(&self) -> &[u32] {
         &self.entries
     }
@@ -379,10 +523,16 @@ impl<O: Offset> ColumnIndex<O> {
 
     /// Number of columns held by more than `limit` windows.
     pub(crate) fn columns_over(&self, limit: usize) -> usize {
-        self.ptr
-            .windows(2)
-            .filter(|p| p[1].to_usize() - p[0].to_usize() > limit)
-            .count()
+        match &self.lists {
+            Lists::Offsets(ptr) => ptr
+                .windows(2)
+                .filter(|p| p[1].to_usize() - p[0].to_usize() > limit)
+                .count(),
+            &Lists::Strided { stride, .. } if stride <= limit => 0,
+            Lists::Strided { .. } => (0..self.columns() as u32)
+                .filter(|&c| self.list(c).len() > limit)
+                .count(),
+        }
     }
 }
 
@@ -408,6 +558,11 @@ impl LengthTable {
             short => short as usize,
         }
     }
+}
+
+/// The longest of the lists delimited by `offsets`.
+fn longest(offsets: &[usize]) -> usize {
+    offsets.windows(2).map(|o| o[1] - o[0]).max().unwrap_or(0)
 }
 
 /// Pairs `(g, c)` that [`ColumnIndex::mirrored`] probes for their mirror before it trusts a
@@ -554,16 +709,8 @@ mod tests {
         let wide = ColumnIndex::<usize>::new(&f, EntryCodec::tight(), Parallelism::Sequential);
         assert_eq!(par, seq);
         let windows = |c: u32| -> Vec<(u32, u32)> {
-            let wide_list: Vec<_> = wide
-                .entries_of(c)
-                .iter()
-                .map(|&e| wide.decode(e, &f))
-                .collect();
-            let list: Vec<_> = seq
-                .entries_of(c)
-                .iter()
-                .map(|&e| seq.decode(e, &f))
-                .collect();
+            let wide_list: Vec<_> = wide.list(c).iter().map(|&e| wide.decode(e, &f)).collect();
+            let list: Vec<_> = seq.list(c).iter().map(|&e| seq.decode(e, &f)).collect();
             assert_eq!(wide_list, list);
             list
         };
@@ -576,6 +723,84 @@ mod tests {
         assert_eq!(seq.columns_over(2), 1);
         assert_eq!(seq.columns_over(0), 4);
         assert_eq!(wide.columns_over(2), 1);
+    }
+
+    /// The pattern of a 5-point Laplacian on an `n × n` grid: rows of 3 to 5 entries.
+    fn grid(n: usize) -> spmv_reorder_sparse::CsrMatrix<()> {
+        let mut entries = Vec::new();
+        for i in 0..n {
+            for j in 0..n {
+                let row = i * n + j;
+                entries.push((row, row, ()));
+                for (di, dj) in [(0, 1), (1, 0)] {
+                    if i + di < n && j + dj < n {
+                        let next = (i + di) * n + j + dj;
+                        entries.extend([(row, next, ()), (next, row, ())]);
+                    }
+                }
+            }
+        }
+        spmv_reorder_sparse::CsrMatrix::from_triplets(n * n, n * n, entries).unwrap()
+    }
+
+    #[test]
+    fn short_symmetric_lists_are_strided_on_cache_lines() {
+        let a = grid(9);
+        let seq = Parallelism::Sequential;
+        let rows = Footprints::rows_of(&a);
+        let codec = EntryCodec::new(rows.len());
+        let strided = ColumnIndex::<u32>::mirrored(&rows, codec, seq, usize::MAX).unwrap();
+        assert!(matches!(strided.lists, Lists::Strided { stride: 8, .. }));
+        let inverted = ColumnIndex::<u32>::new(&rows, codec, seq);
+        assert_eq!(strided, inverted);
+        for c in 0..a.ncols() as u32 {
+            // Two lists of 8 a line, each padded after its entries.
+            let span = strided.span_of(c);
+            let at = strided.entries()[span.clone()].as_ptr() as usize;
+            assert_eq!(at % 32, 0, "column {c}");
+            let list = strided.list(c);
+            assert_eq!(list, inverted.list(c));
+            assert!(strided.entries()[span.start + list.len()..span.end]
+                .iter()
+                .all(|&e| e == PADDING));
+        }
+        for limit in 0..6 {
+            assert_eq!(strided.columns_over(limit), inverted.columns_over(limit));
+        }
+        // A search that bounds lists shorter than the stride needs their lengths: offsets.
+        let bounded = ColumnIndex::<u32>::mirrored(&rows, codec, seq, 4).unwrap();
+        assert!(matches!(bounded.lists, Lists::Offsets(_)));
+        assert_eq!(bounded, inverted);
+        // Windows of two rows, read through the rows: lists as long as the rows at most.
+        let pairs = Windows::fixed(a.nrows(), 2).unwrap();
+        let f = Footprints::new(&a, &pairs, seq).unwrap();
+        let codec = EntryCodec::new(f.len());
+        let through = ColumnIndex::<u32>::through_windows(&rows, &pairs, &f, codec, seq, 64);
+        let through = through.unwrap();
+        assert!(matches!(through.lists, Lists::Strided { stride: 8, .. }));
+        assert_eq!(through, ColumnIndex::<u32>::new(&f, codec, seq));
+    }
+
+    #[test]
+    fn long_or_uneven_lists_keep_their_offsets() {
+        // One row of 17 entries: longer than a line.
+        let star: Vec<(usize, usize, ())> =
+            (0..17).flat_map(|j| [(0, j, ()), (j, 0, ())]).collect();
+        let a = spmv_reorder_sparse::CsrMatrix::from_triplets(17, 17, star).unwrap();
+        let rows = Footprints::rows_of(&a);
+        let index = ColumnIndex::<u32>::mirrored(
+            &rows,
+            EntryCodec::new(17),
+            Parallelism::Sequential,
+            usize::MAX,
+        );
+        assert!(matches!(index.unwrap().lists, Lists::Offsets(_)));
+        // Short lists that padding would more than double, in a large index.
+        assert_eq!(padded_stride(8, 10_000, 20_000, usize::MAX), None);
+        assert_eq!(padded_stride(7, 10_000, 70_000, usize::MAX), Some(8));
+        assert_eq!(padded_stride(8, 100, 200, usize::MAX), Some(8));
+        assert_eq!(padded_stride(3, 10_000, 30_000, usize::MAX), Some(4));
+        assert_eq!(padded_stride(17, 10, 170, usize::MAX), None);
     }
 
     #[test]

@@ -240,7 +240,7 @@ proptest! {
         // finds the missing mirror and builds again on the inverted index.
         let rows = Windows::single_rows(a.nrows());
         let f = Footprints::new(&a, &rows, Parallelism::Sequential).unwrap();
-        let mirrored = index::ColumnIndex::<u32>::mirrored(&f, EntryCodec::new(f.len()), Parallelism::Sequential);
+        let mirrored = index::ColumnIndex::<u32>::mirrored(&f, EntryCodec::new(f.len()), Parallelism::Sequential, limit);
         prop_assert!(mirrored.is_some(), "the probe finds no missing mirror");
         let inverted = index::ColumnIndex::<u32>::new(&f, EntryCodec::new(f.len()), Parallelism::Sequential);
         prop_assert_eq!(mirrored.unwrap() == inverted, !flawed);
@@ -271,7 +271,7 @@ proptest! {
         let f = Footprints::new(&a, &w, Parallelism::Sequential).unwrap();
         let codec = EntryCodec::new(f.len());
         let rows = Footprints::rows_of(&a);
-        let through = index::ColumnIndex::<u32>::through_windows(&rows, &w, &f, codec, Parallelism::Sequential);
+        let through = index::ColumnIndex::<u32>::through_windows(&rows, &w, &f, codec, Parallelism::Sequential, usize::MAX);
         let inverted = index::ColumnIndex::<u32>::new(&f, codec, Parallelism::Sequential);
         if !flawed {
             prop_assert_eq!(through, Some(inverted));

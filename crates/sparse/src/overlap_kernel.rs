@@ -52,6 +52,10 @@ pub const MIN_WORK: usize = 16;
 /// Most candidates the kernel keeps: one register of 8 keys.
 pub const MAX_KEEP: usize = 8;
 
+/// An entry that stands for no window (never a window's entry: see [`OverlapLists::entries`]):
+/// lists of an index laid out with a fixed stride end with it, and it is skipped.
+pub const PADDING: u32 = u32::MAX;
+
 /// What the scalar path computes for a window, from its index entries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OverlapRanking {
@@ -68,9 +72,11 @@ pub struct OverlapRanking {
 /// The inputs of [`rank`].
 #[derive(Debug, Clone, Copy)]
 pub struct OverlapLists<'e> {
-    /// The whole index.
+    /// The whole index: entries `h << len_bits | n(h)`, none of them [`PADDING`] except the
+    /// padding at the end of a list, which is skipped.
     pub entries: &'e [u32],
-    /// The window's lists in `entries`, at most [`MAX_WORK`] entries in all.
+    /// The window's lists in `entries`, at most [`MAX_WORK`] entries in all (padding
+    /// included).
     pub spans: &'e [Range<usize>],
     /// The window's own entry (counted, not a candidate).
     pub own: u32,
@@ -99,7 +105,7 @@ pub fn available() -> bool {
 
 /// Ranks the candidates of `window` as the scalar path does (keys `(u32::MAX - a) << 32 |
 /// entry.rotate_right(len_bits)`), or `None` when the kernel does not apply: no AVX-512F, more
-/// than [`MAX_WORK`] entries, `keep` outside `1..=MAX_KEEP`, or `len_bits` above 31.
+/// than [`MAX_WORK`] entries (padding included), `keep` outside `1..=MAX_KEEP`, or `len_bits` above 31.
 ///
 /// # Panics
 /// If a span is outside `entries` (a caller bug).
@@ -121,7 +127,8 @@ pub fn rank(window: &OverlapLists<'_>) -> Option<OverlapRanking> {
     #[cfg(target_arch = "x86_64")]
     {
         // SAFETY: AVX-512F is present (checked above), the spans are inside `entries` (asserted)
-        // and hold at most `MAX_WORK` entries in all, which is what `avx512::rank` reads.
+        // and hold at most `MAX_WORK` entries in all (padding included), which is what
+        // `avx512::rank` reads.
         Some(unsafe { avx512::rank(window, work) })
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -132,7 +139,7 @@ pub fn rank(window: &OverlapLists<'_>) -> Option<OverlapRanking> {
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
-    use super::{OverlapLists, OverlapRanking, MAX_KEEP, MAX_WORK};
+    use super::{OverlapLists, OverlapRanking, MAX_KEEP, MAX_WORK, PADDING};
     use std::arch::x86_64::*;
 
     /// Lanes of a register of `u32`.
@@ -252,21 +259,21 @@ mod avx512 {
         )
     }
 
-    /// See [`super::rank`]; `work` is the number of entries of the spans.
+    /// See [`super::rank`]; `spanned` is the number of entries of the spans, padding included.
     ///
     /// # Safety
-    /// AVX-512F must be available, the spans inside `window.entries` and `work <= MAX_WORK`.
+    /// AVX-512F must be available, the spans inside `window.entries` and `spanned <= MAX_WORK`.
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn rank(window: &OverlapLists<'_>, work: usize) -> OverlapRanking {
-        debug_assert!(work <= MAX_WORK && (1..=MAX_KEEP).contains(&window.keep));
+    pub(super) unsafe fn rank(window: &OverlapLists<'_>, spanned: usize) -> OverlapRanking {
+        debug_assert!(spanned <= MAX_WORK && (1..=MAX_KEEP).contains(&window.keep));
         debug_assert!(window.spans.iter().all(|s| s.end <= window.entries.len()));
-        // The entries, then `u32::MAX` (never an entry) up to `MAX_WORK`. Lists of at most 8
+        // The entries, then padding up to `MAX_WORK`. Lists of at most 8
         // entries each (the usual case: a shuffled 3D grid's window has 7 lists of 7) get 8
         // lanes of their own: each is sorted already, so every block of 8 is sorted and the
         // network starts at its 7th stage.
         let paired =
             window.spans.len() <= MAX_WORK / BLOCK && window.spans.iter().all(|s| s.len() <= BLOCK);
-        let mut buf = [u32::MAX; MAX_WORK];
+        let mut buf = [PADDING; MAX_WORK];
         let mut at = 0;
         for span in window.spans {
             let list = &window.entries[span.clone()];
@@ -276,10 +283,15 @@ mod avx512 {
         // Entries rotated to `n(h) << window_bits | h`, the order of the rank's ties, so that the
         // runs come out in rank order (`u32::MAX` padding stays `u32::MAX`).
         let rotate = _mm512_set1_epi32(window.len_bits as i32);
+        let padding = _mm512_set1_epi32(PADDING as i32);
         let mut v = [_mm512_setzero_si512(); REGS];
+        // Entries other than padding: after the sort they are the first `work` lanes (padding
+        // is the largest value and sorts last).
+        let mut work = 0;
         for (r, reg) in v.iter_mut().enumerate() {
             // SAFETY: `buf` holds `MAX_WORK` values; this reads 16 of them.
             let loaded = unsafe { _mm512_loadu_si512(buf.as_ptr().add(r * LANES).cast()) };
+            work += _mm512_cmpneq_epu32_mask(loaded, padding).count_ones() as usize;
             *reg = _mm512_rorv_epi32(loaded, rotate);
         }
         if paired && blocks_sorted(&v) {
@@ -457,7 +469,10 @@ mod tests {
     fn scalar(window: &OverlapLists<'_>) -> OverlapRanking {
         let mut counts = BTreeMap::new();
         for span in window.spans {
-            for &e in &window.entries[span.clone()] {
+            for &e in window.entries[span.clone()]
+                .iter()
+                .filter(|&&e| e != PADDING)
+            {
                 *counts.entry(e).or_insert(0u32) += 1;
             }
         }
@@ -497,6 +512,7 @@ mod tests {
             keep in 1usize..=MAX_KEEP,
             own_window in 0u32..200,
             seed in any::<u64>(),
+            padded in any::<bool>(),
         ) {
             // Lists of entries `h << len_bits | len(h)` over few windows (so many repeats), each
             // sorted and distinct as in an index; the lengths fit `len_bits`.
@@ -516,6 +532,10 @@ mod tests {
                     .collect();
                 list.sort_unstable();
                 list.dedup();
+                if padded {
+                    // A fixed-stride index: every list padded to 8 (or to its length).
+                    list.resize(list.len().max(8), PADDING);
+                }
                 spans.push(entries.len()..entries.len() + list.len());
                 entries.extend(list);
             }
