@@ -22,7 +22,7 @@
 
 use crate::footprint::Footprints;
 use crate::par::{balanced_ranges, range_bounds, split_mut_at, Parallelism};
-use crate::windows::{RowWindows, Windows};
+use crate::windows::Windows;
 use spmv_reorder_sparse::overlap_kernel::PADDING;
 use spmv_reorder_sparse::prefetch;
 use std::ops::Range;
@@ -366,25 +366,22 @@ impl<O: Offset> ColumnIndex<O> {
         if n != rows.ncols() || windows.len() != footprints.len() || !looks_symmetric(rows) {
             return None;
         }
-        let row_windows = RowWindows::new(windows);
-        // Each list's windows: a run of equal windows is one entry.
-        let row_windows = &row_windows;
+        let entry_of_row = entries_of_rows(windows, footprints, codec, par);
+        // Each list's windows: a run of equal windows (so of equal entries) is one entry.
+        let entry_of_row = &entry_of_row;
         let list_of = |c: usize| {
-            let mut last = u32::MAX;
+            let mut last = PADDING;
             rows.get(c).iter().filter_map(move |&r| {
-                let g = row_windows.window_of(r as usize);
-                (g != last).then(|| {
-                    last = g;
-                    g
+                let entry = entry_of_row[r as usize];
+                (entry != last).then(|| {
+                    last = entry;
+                    entry
                 })
             })
         };
-        let lengths = LengthTable::new(footprints);
         let entries = footprints.columns().len();
         // A list is at most as long as its row: the rows bound the lists' lengths.
         if let Some(stride) = padded_stride(longest(rows.offsets()), n, entries, hub_limit) {
-            let list_of =
-                |c: usize| list_of(c).map(|g| codec.encode(g, lengths.get(g, footprints)));
             let (index, total) = Self::strided(rows.offsets(), stride, codec, par, list_of);
             return (total == entries).then_some(index);
         }
@@ -413,9 +410,8 @@ impl<O: Offset> ColumnIndex<O> {
             .zip(split_mut_at(&mut entries, &bounds))
             .collect();
         par.map(items, |(columns, out): (Range<usize>, &mut [u32])| {
-            let windows = columns.flat_map(&list_of);
-            for (entry, g) in out.iter_mut().zip(windows) {
-                *entry = codec.encode(g, lengths.get(g, footprints));
+            for (slot, entry) in out.iter_mut().zip(columns.flat_map(&list_of)) {
+                *slot = entry;
             }
         });
         Some(Self {
@@ -558,6 +554,36 @@ impl LengthTable {
             short => short as usize,
         }
     }
+}
+
+/// The index entry of each row's window (`codec.encode(g, n(g))` for every row of window `g`):
+/// one lookup a list entry when the index is read through the rows. The window of a row and its
+/// footprint's length looked up apart (a bitmap of 250 KB and a byte a window, for 1M rows) were
+/// two misses, and the second took about as long as the whole pass without it.
+fn entries_of_rows(
+    windows: &Windows,
+    footprints: &Footprints<'_>,
+    codec: EntryCodec,
+    par: Parallelism,
+) -> Vec<u32> {
+    let starts = windows.starts();
+    let mut entry_of_row = vec![0u32; windows.nrows()];
+    let chunks = balanced_ranges(starts, 8 * par.threads());
+    let row_bounds: Vec<usize> = std::iter::once(0)
+        .chain(chunks.iter().map(|r| starts[r.end]))
+        .collect();
+    let items = chunks
+        .into_iter()
+        .zip(split_mut_at(&mut entry_of_row, &row_bounds))
+        .collect();
+    par.map(items, |(range, out): (Range<usize>, &mut [u32])| {
+        let first_row = starts[range.start];
+        for g in range {
+            let entry = codec.encode(g as u32, footprints.footprint_len(g));
+            out[windows.rows(g).start - first_row..windows.rows(g).end - first_row].fill(entry);
+        }
+    });
+    entry_of_row
 }
 
 /// The longest of the lists delimited by `offsets`.

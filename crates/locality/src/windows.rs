@@ -242,42 +242,6 @@ impl Windows {
     }
 }
 
-/// Which window each row is in, in about 2 bits a row: a bit per row marking the windows'
-/// first rows, and, per word of 64 rows, the windows started before it. 250 KB for 1M rows, so
-/// that lookups at random (one per nonzero, building the index through the rows) stay in L2,
-/// where a window number a row (4 MB) took an L3 access each.
-#[derive(Debug, Clone)]
-pub(crate) struct RowWindows {
-    /// Per 64 rows: the rows starting a window (bit `r % 64`), and how many windows start
-    /// before the first of them.
-    words: Vec<(u64, u32)>,
-}
-
-impl RowWindows {
-    pub(crate) fn new(windows: &Windows) -> Self {
-        let nrows = windows.starts[windows.starts.len() - 1];
-        let mut words = vec![(0u64, 0u32); nrows.div_ceil(64)];
-        for &start in &windows.starts[..windows.starts.len() - 1] {
-            words[start / 64].0 |= 1 << (start % 64);
-        }
-        let mut before = 0;
-        for (bits, started) in &mut words {
-            *started = before;
-            before += bits.count_ones();
-        }
-        Self { words }
-    }
-
-    /// The window of row `r` (which must be a row of the windows).
-    #[inline]
-    pub(crate) fn window_of(&self, r: usize) -> u32 {
-        let (bits, before) = self.words[r / 64];
-        // Starts at or before `r` in its word; row 0 starts window 0, so the count is at least 1.
-        let upto = bits & (u64::MAX >> (63 - r % 64));
-        before + upto.count_ones() - 1
-    }
-}
-
 /// Checks that `order` is a permutation of `0..windows`.
 pub(crate) fn check_window_order(windows: usize, order: &[usize]) -> Result<(), LocalityError> {
     let invalid = |position: usize, value: usize, reason: &'static str| {
@@ -307,22 +271,6 @@ pub(crate) fn check_window_order(windows: usize, order: &[usize]) -> Result<(), 
 mod tests {
     use super::*;
     use crate::tests::spec_example;
-    use proptest::prelude::any;
-
-    proptest::proptest! {
-        #[test]
-        fn row_windows_find_each_rows_window(cuts in proptest::collection::vec(any::<bool>(), 0..300)) {
-            let n = cuts.len();
-            let starts = (0..n).filter(|&i| i == 0 || cuts[i]).collect();
-            let w = Windows::from_starts(n, starts).unwrap();
-            let map = RowWindows::new(&w);
-            for g in 0..w.len() {
-                for r in w.rows(g) {
-                    proptest::prop_assert_eq!(map.window_of(r), g as u32);
-                }
-            }
-        }
-    }
 
     #[test]
     fn fixed_windows_cover_rows() {
