@@ -11,7 +11,8 @@
 //! else `u128`). Windows of 16 to 64 index entries are ranked instead by sorting networks in
 //! AVX-512 registers where the machine has them ([`spmv_reorder_sparse::overlap_kernel`], same
 //! result). On a shuffled matrix every index read is a cache and TLB miss, which dominates the
-//! cost: the index is compact ([`crate::index`]) and windows are processed in batches of 16,
+//! cost: the index is compact, and strided where its lists are short (a list is then one cache
+//! line found without an offset: [`crate::index`]), and windows are processed in batches of 16,
 //! pipelined: while a batch is computed, the index reads of the next two are issued as software
 //! prefetches, so the misses overlap with the work. Time `O(W)` adds, `W = Σ_c
 //! |windows(c)|·min(|windows(c)|, hub_limit+1)`, and at most as many offers to the top-K, each
