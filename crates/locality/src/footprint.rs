@@ -9,7 +9,7 @@
 
 use crate::distance::set_distance;
 use crate::error::LocalityError;
-use crate::par::{balanced_ranges, even_ranges, split_mut_at, Parallelism};
+use crate::par::{balanced_ranges, even_ranges, offset_bounds, split_mut_at, Parallelism};
 use crate::windows::{check_window_order, Windows};
 use spmv_reorder_sparse::{CsrMatrix, Value};
 use std::borrow::Cow;
@@ -51,9 +51,7 @@ impl<'a> Footprints<'a> {
         let entry_ptr: Vec<usize> = windows.starts().iter().map(|&r| row_ptr[r]).collect();
         let mut cols = vec![0u32; a.nnz()];
         let ranges = balanced_ranges(&entry_ptr, 4 * par.threads());
-        let bounds: Vec<usize> = std::iter::once(0)
-            .chain(ranges.iter().map(|r| entry_ptr[r.end]))
-            .collect();
+        let bounds = offset_bounds(&ranges, &entry_ptr);
         let pieces = split_mut_at(&mut cols, &bounds);
         let items = ranges.into_iter().zip(pieces).collect();
         let lengths_per_chunk = par.map(items, |(range, piece)| {

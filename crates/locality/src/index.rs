@@ -21,7 +21,7 @@
 //! (candidate search); SPEC section 4.
 
 use crate::footprint::Footprints;
-use crate::par::{balanced_ranges, range_bounds, split_mut_at, Parallelism};
+use crate::par::{balanced_ranges, offset_bounds, range_bounds, split_mut_at, Parallelism};
 use crate::windows::Windows;
 use spmv_reorder_sparse::overlap_kernel::PADDING;
 use spmv_reorder_sparse::prefetch;
@@ -253,9 +253,7 @@ impl<O: Offset> ColumnIndex<O> {
         let mut ptr = vec![O::from_usize(0); ncols + 1];
         ptr[ncols] = O::from_usize(total);
         let jobs = balanced_ranges(&starts, 8 * par.threads());
-        let entry_bounds: Vec<usize> = std::iter::once(0)
-            .chain(jobs.iter().map(|j| starts[j.end]))
-            .collect();
+        let entry_bounds = offset_bounds(&jobs, &starts);
         let column_bounds: Vec<usize> = std::iter::once(0)
             .chain(jobs.iter().map(|j| buckets.first_column(j.end)))
             .collect();
@@ -307,9 +305,7 @@ impl<O: Offset> ColumnIndex<O> {
             return Some(Self::strided(offsets, stride, codec, par, list_of).0);
         }
         let chunks = balanced_ranges(offsets, 8 * par.threads());
-        let bounds: Vec<usize> = std::iter::once(0)
-            .chain(chunks.iter().map(|r| offsets[r.end]))
-            .collect();
+        let bounds = offset_bounds(&chunks, offsets);
         let mut entries = vec![0u32; footprints.columns().len()];
         // Written in place, chunk by chunk: fresh pages cost (see `WindowGraph`'s slots), and
         // per-chunk vectors joined afterwards wrote every offset twice.
@@ -569,9 +565,7 @@ fn entries_of_rows(
     let starts = windows.starts();
     let mut entry_of_row = vec![0u32; windows.nrows()];
     let chunks = balanced_ranges(starts, 8 * par.threads());
-    let row_bounds: Vec<usize> = std::iter::once(0)
-        .chain(chunks.iter().map(|r| starts[r.end]))
-        .collect();
+    let row_bounds = offset_bounds(&chunks, starts);
     let items = chunks
         .into_iter()
         .zip(split_mut_at(&mut entry_of_row, &row_bounds))

@@ -110,9 +110,27 @@ pub(crate) fn range_bounds(ranges: &[Range<usize>], stride: usize) -> Vec<usize>
         .collect()
 }
 
+/// The bounds of `ranges` (consecutive from 0) in an array where item `i` starts at
+/// `offsets[i]` (`offsets[0] == 0`): where each range's part of a CSR-like array ends.
+pub(crate) fn offset_bounds(ranges: &[Range<usize>], offsets: &[usize]) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(ranges.iter().map(|r| offsets[r.end]))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bounds_follow_strides_and_offsets() {
+        let ranges = [0..2, 2..3, 3..5];
+        assert_eq!(range_bounds(&ranges, 4), vec![0, 8, 12, 20]);
+        assert_eq!(
+            offset_bounds(&ranges, &[0, 1, 4, 4, 9, 10]),
+            vec![0, 4, 4, 10]
+        );
+    }
 
     #[test]
     fn balanced_ranges_cover_everything_once() {

@@ -354,14 +354,24 @@ pub fn summarize(evals: &[MatrixEvaluation]) -> EvaluationSummary {
         median_reorder_spmv_equivalents: labels
             .iter()
             .map(|l| {
-                let mut v: Vec<f64> = evals
+                let costs = evals
                     .iter()
-                    .filter_map(|e| Some(find(e, l)?.reorder_spmv_equivalents))
-                    .collect();
-                v.sort_by(f64::total_cmp);
-                (l.clone(), v.get(v.len() / 2).copied().unwrap_or(f64::NAN))
+                    .filter_map(|e| Some(find(e, l)?.reorder_spmv_equivalents));
+                (l.clone(), median(costs.collect()))
             })
             .collect(),
+    }
+}
+
+/// The median: the middle value, or the mean of the two middle ones for an even count (as
+/// `scripts/eval_summary.py` and Python's `statistics.median` take it); NaN for no value.
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => f64::NAN,
+        _ if n % 2 == 1 => values[n / 2],
+        _ => (values[n / 2 - 1] + values[n / 2]) / 2.0,
     }
 }
 
@@ -417,6 +427,14 @@ pub fn markdown_table(evals: &[MatrixEvaluation]) -> String {
 mod tests {
     use super::*;
     use spmv_reorder_gen::poisson2d;
+
+    #[test]
+    fn median_takes_the_two_middle_values_of_an_even_count() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(median(vec![7.0]), 7.0);
+        assert!(median(Vec::new()).is_nan());
+    }
 
     #[test]
     fn candidates_parse_from_their_spelling() {
