@@ -344,9 +344,10 @@ impl<O: Offset> ColumnIndex<O> {
     /// when the index is strided, two (count, then write) otherwise, instead of the radix sort
     /// of [`Self::new`], and no staging array.
     ///
-    /// `None` when the matrix is not square, a probe of up to [`MIRROR_PROBES`] entries finds
-    /// one without its mirror, or the lists do not hold as many entries as the footprints (then
-    /// they are not their transpose). With as many, the lists are the transpose exactly when each
+    /// `None` when the matrix is not square, the windows do not partition its rows into the
+    /// footprints' windows, a probe of up to [`MIRROR_PROBES`] entries finds one without its
+    /// mirror, or the lists do not hold as many entries as the footprints (then they are not their
+    /// transpose). With as many, the lists are the transpose exactly when each
     /// lists every window whose footprint holds its column, which the candidate search checks for
     /// every window (see [`Self::mirrored`]); the caller falls back to [`Self::new`] when one
     /// fails.
@@ -359,7 +360,8 @@ impl<O: Offset> ColumnIndex<O> {
         hub_limit: usize,
     ) -> Option<Self> {
         let n = rows.len();
-        if n != rows.ncols() || windows.len() != footprints.len() || !looks_symmetric(rows) {
+        let partition = windows.nrows() == n && windows.len() == footprints.len();
+        if n != rows.ncols() || !partition || !looks_symmetric(rows) {
             return None;
         }
         let entry_of_row = entries_of_rows(windows, footprints, codec, par);
@@ -799,6 +801,10 @@ mod tests {
         let through = through.unwrap();
         assert!(matches!(through.lists, Lists::Strided { stride: 8, .. }));
         assert_eq!(through, ColumnIndex::<u32>::new(&f, codec, seq));
+        // As many windows, over one row more than the matrix has: not its rows' windows.
+        let other = Windows::fixed(a.nrows() + 1, 2).unwrap();
+        assert_eq!(other.len(), pairs.len());
+        assert!(ColumnIndex::<u32>::through_windows(&rows, &other, &f, codec, seq, 64).is_none());
     }
 
     #[test]
