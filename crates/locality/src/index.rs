@@ -138,8 +138,8 @@ impl EntryCodec {
     }
 }
 
-/// Windows per column, CSR: column `c`'s entries are `entries[ptr[c]..ptr[c+1]]`, by increasing
-/// window, packed by [`Self::codec`].
+/// Windows per column: column `c`'s entries ([`Self::list`]), by increasing window, packed by
+/// [`Self::codec`], laid out as CSR or a fixed stride apart ([`Lists`]).
 #[derive(Debug, Clone)]
 pub(crate) struct ColumnIndex<O> {
     lists: Lists<O>,

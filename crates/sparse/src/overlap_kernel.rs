@@ -105,7 +105,8 @@ pub fn available() -> bool {
 
 /// Ranks the candidates of `window` as the scalar path does (keys `(u32::MAX - a) << 32 |
 /// entry.rotate_right(len_bits)`), or `None` when the kernel does not apply: no AVX-512F, more
-/// than [`MAX_WORK`] entries (padding included), `keep` outside `1..=MAX_KEEP`, or `len_bits` above 31.
+/// than [`MAX_WORK`] entries (padding included), `keep` outside `1..=MAX_KEEP`, or `len_bits`
+/// above 31.
 ///
 /// # Panics
 /// If a span is outside `entries` (a caller bug).

@@ -29,7 +29,8 @@ enum Layout {
     Strided(usize),
 }
 
-/// Pads a strided list (never a node: nodes are below `u32::MAX`, checked by the caller).
+/// Pads a strided list: never a node, as candidate lists hold at most `u32::MAX - 1` nodes, so
+/// the dummy too is below it.
 const ABSENT: u32 = u32::MAX;
 
 /// Longest list laid out strided (the default 8 candidates and the dummy take 9).
