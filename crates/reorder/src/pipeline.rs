@@ -447,11 +447,7 @@ impl Reorderer {
                 (solution, path, None)
             }
             Some(model) => {
-                let pricing = Pricing {
-                    model,
-                    structure,
-                    symmetric,
-                };
+                let pricing = Pricing::new(model, structure, symmetric);
                 // The 2-opt + Or-opt path first: Lin-Kernighan and the kicks refine it only if
                 // it may pass the check (most of a default run's time went into refining paths
                 // the check then set aside).
@@ -526,23 +522,28 @@ pub const PATH_MARGIN_PERCENT: u64 = 15;
 /// the check returned the path on none of them.
 pub const REFINE_HEADROOM_PERCENT: u64 = 15;
 
-/// What the cache check prices: SpMV's `x` reads of `structure` under a row order (and the same
-/// column order when `symmetric`).
+/// What the cache check prices: SpMV's `x` reads of `structure` under a row order, and the same
+/// column order when symmetric, else the columns as they are.
 struct Pricing<'a> {
     model: &'a CacheModel,
     structure: &'a CsrMatrix<()>,
-    symmetric: bool,
+    /// The column order of every priced order when the permutation is not symmetric (built once
+    /// for the three or four orders priced).
+    fixed_cols: Option<Permutation>,
 }
 
-impl Pricing<'_> {
+impl<'a> Pricing<'a> {
+    fn new(model: &'a CacheModel, structure: &'a CsrMatrix<()>, symmetric: bool) -> Self {
+        let fixed_cols = (!symmetric).then(|| Permutation::identity(structure.ncols()));
+        Self {
+            model,
+            structure,
+            fixed_cols,
+        }
+    }
+
     fn cost(&self, rows: &Permutation) -> ModelledCost {
-        let identity;
-        let cols = if self.symmetric {
-            rows
-        } else {
-            identity = Permutation::identity(self.structure.ncols());
-            &identity
-        };
+        let cols = self.fixed_cols.as_ref().unwrap_or(rows);
         self.model.cost(self.structure, rows, cols)
     }
 
@@ -550,12 +551,13 @@ impl Pricing<'_> {
     /// priced side by side on the pool's threads (the check took about a fifth of a default run
     /// on the shuffled 1M-row grid, one replay after the other).
     fn price(&self, start: Option<&Permutation>, path: &Permutation) -> Priced {
-        let input = Permutation::identity(self.structure.nrows());
+        let input_order = Permutation::identity(self.structure.nrows());
         let ((input, start), path) = rayon::join(
-            || rayon::join(|| self.cost(&input), || start.map(|p| self.cost(p))),
+            || rayon::join(|| self.cost(&input_order), || start.map(|p| self.cost(p))),
             || self.cost(path),
         );
         Priced {
+            input_order,
             input,
             start,
             draft: path,
@@ -566,6 +568,8 @@ impl Pricing<'_> {
 
 /// The modelled costs the cache check weighs.
 struct Priced {
+    /// The input order (the identity), returned when it is the cheapest.
+    input_order: Permutation,
     input: ModelledCost,
     start: Option<ModelledCost>,
     /// The path after the 2-opt + Or-opt descent.
@@ -592,13 +596,17 @@ impl Priced {
     /// input order and of the start order, else the cheaper of those two (ties to the input);
     /// with the report of the check.
     fn choose(self, start: Option<Permutation>, path: Permutation) -> (Permutation, CacheCheck) {
-        let input = Permutation::identity(path.len());
         // In order of preference on a tie: the objective's best, then no change at all. The
         // path's cost is weighed against the others' less the margin.
         let path_cost = self.refined.unwrap_or(self.draft);
         let mut choices = vec![
             ("path", path_cost.cycles, path, 100),
-            ("input", self.input.cycles, input, 100 - PATH_MARGIN_PERCENT),
+            (
+                "input",
+                self.input.cycles,
+                self.input_order,
+                100 - PATH_MARGIN_PERCENT,
+            ),
         ];
         choices.extend(
             start
