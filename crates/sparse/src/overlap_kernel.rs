@@ -105,8 +105,9 @@ pub fn available() -> bool {
 
 /// Ranks the candidates of `window` as the scalar path does (keys `(u32::MAX - a) << 32 |
 /// entry.rotate_right(len_bits)`), or `None` when the kernel does not apply: no AVX-512F, more
-/// than [`MAX_WORK`] entries (padding included), `keep` outside `1..=MAX_KEEP`, or `len_bits`
-/// above 31.
+/// than [`MAX_WORK`] entries (padding included), `keep` outside `1..=MAX_KEEP`, `len_bits`
+/// above 31, or `n_g` above [`MAX_WORK`] (then the lists cannot hold the window's own entry once
+/// per column: the index is not the footprints' transpose, which the scalar path reports).
 ///
 /// # Panics
 /// If a span is outside `entries` (a caller bug).
@@ -115,6 +116,7 @@ pub fn rank(window: &OverlapLists<'_>) -> Option<OverlapRanking> {
     if work > MAX_WORK
         || !(1..=MAX_KEEP).contains(&window.keep)
         || window.len_bits > 31
+        || window.n_g > MAX_WORK as u64
         || !available()
     {
         return None;
@@ -255,8 +257,8 @@ mod avx512 {
     fn two_smallest(pair: (__m512i, __m512i), x: __m512i) -> (__m512i, __m512i) {
         let (first, second) = pair;
         (
-            _mm512_min_epu64(first, x),
-            _mm512_min_epu64(second, _mm512_max_epu64(first, x)),
+            _mm512_min_epu32(first, x),
+            _mm512_min_epu32(second, _mm512_max_epu32(first, x)),
         )
     }
 
@@ -332,148 +334,100 @@ mod avx512 {
         sort_tail(&mut v);
 
         // Runs of equal entries: a run starts where an entry differs from the one before.
-        let iota = iota32();
         // Lane 15 of `before` precedes the smallest value: anything else than that value.
         let mut before = _mm512_set1_epi32(!_mm512_cvtsi512_si32(v[0]));
         let mut starts = 0u64;
+        let mut own_lanes = 0u64;
+        let own = _mm512_set1_epi32(window.own.rotate_right(window.len_bits) as i32);
         for (r, &reg) in v.iter().enumerate() {
             let previous = _mm512_alignr_epi32(reg, before, 15);
             starts |= (_mm512_cmpneq_epu32_mask(reg, previous) as u64) << (r * LANES);
+            own_lanes |= (_mm512_cmpeq_epu32_mask(reg, own) as u64) << (r * LANES);
             before = reg;
         }
-        if work < MAX_WORK {
-            starts &= (1u64 << work) - 1;
+        let entries = if work < MAX_WORK {
+            (1u64 << work) - 1
+        } else {
+            u64::MAX
+        };
+        // The own window's run is counted (`a(g,g)`), not a candidate.
+        let own_overlap = own_lanes.count_ones();
+        let candidates = starts & entries & !own_lanes;
+
+        // `levels[t - 1]`: the runs of at least `t` entries, found where an entry equals the one
+        // `t - 1` lanes on (the entries are sorted), for `t` up to the largest count. Every
+        // count and cost is read off these masks in the registers: storing the runs' starts
+        // and values compressed and loading them back stalled on store forwarding.
+        let len_shift = _mm512_set1_epi32(32 - window.len_bits as i32);
+        let two = _mm512_set1_epi32(2);
+        // `n(g) + n(h) - 2 a(g,h)`, with `a` counted down from 1 below; `u32` as `n(g) <=
+        // MAX_WORK` (checked by the caller) and `n(h) < 2^31`.
+        let base = _mm512_set1_epi32((window.n_g as u32).wrapping_sub(2) as i32);
+        let mut costs = [_mm512_setzero_si512(); REGS];
+        for (cost, &reg) in costs.iter_mut().zip(&v) {
+            *cost = _mm512_add_epi32(base, _mm512_srlv_epi32(reg, len_shift));
         }
-        let runs = starts.count_ones() as usize;
-        // Run starts (positions) and run values, compressed to the front; `first[runs] = work`.
-        let mut first = [work as u32; MAX_WORK + LANES];
-        let mut value = [u32::MAX; MAX_WORK + LANES];
-        let mut filled = 0;
-        for (r, &reg) in v.iter().enumerate() {
-            let mask = (starts >> (r * LANES)) as u16;
-            let positions = _mm512_maskz_compress_epi32(
-                mask,
-                _mm512_add_epi32(iota, _mm512_set1_epi32((r * LANES) as i32)),
-            );
-            let values = _mm512_maskz_compress_epi32(mask, reg);
-            let n = mask.count_ones() as usize;
-            let lanes = ((1u32 << n) - 1) as u16;
-            // SAFETY: `filled + n <= runs <= MAX_WORK`, and 16 lanes from `filled` stay inside
-            // the `MAX_WORK + LANES` slots (only the `n` lanes are written).
-            unsafe {
-                _mm512_mask_storeu_epi32(first.as_mut_ptr().add(filled).cast(), lanes, positions);
-                _mm512_mask_storeu_epi32(value.as_mut_ptr().add(filled).cast(), lanes, values);
+        let mut levels = [0u64; MAX_WORK + 1];
+        levels[0] = candidates;
+        let mut largest = usize::from(candidates != 0);
+        while (1..MAX_WORK).contains(&largest) {
+            let mut level = 0u64;
+            for r in 0..REGS {
+                let ahead = shifted(&v, padding, largest, r);
+                let lanes = (levels[largest - 1] >> (r * LANES)) as u16;
+                let equal = _mm512_mask_cmpeq_epu32_mask(lanes, v[r], ahead);
+                costs[r] = _mm512_mask_sub_epi32(costs[r], equal, costs[r], two);
+                level |= (equal as u64) << (r * LANES);
             }
-            filled += n;
+            if level == 0 {
+                break;
+            }
+            levels[largest] = level;
+            largest += 1;
         }
 
-        // Counts and costs, 16 runs at a time (costs in `u64`, each half of 8 widened).
-        let own = _mm512_set1_epi32(window.own.rotate_right(window.len_bits) as i32);
-        let len_shift = _mm512_set1_epi32(32 - window.len_bits as i32);
-        let n_g = _mm512_set1_epi64(window.n_g as i64);
-        let free = _mm512_set1_epi64(-1);
-        let mut own_overlap = 0u32;
+        // The two cheapest candidates' costs.
+        let free = _mm512_set1_epi32(-1);
         let mut cheapest = (free, free);
-        let chunks = runs.div_ceil(LANES);
-        let mut counts = [_mm512_setzero_si512(); REGS];
-        let mut values = [_mm512_setzero_si512(); REGS];
-        let mut candidates = [0u16; REGS];
-        for chunk in 0..chunks {
-            let base = chunk * LANES;
-            // SAFETY: `base + 1 + 16 <= MAX_WORK + LANES` slots of `first` and `value`.
-            let (starts_at, next_at, run_values) = unsafe {
-                (
-                    _mm512_loadu_si512(first.as_ptr().add(base).cast()),
-                    _mm512_loadu_si512(first.as_ptr().add(base + 1).cast()),
-                    _mm512_loadu_si512(value.as_ptr().add(base).cast()),
-                )
-            };
-            let valid = if runs - base >= LANES {
-                u16::MAX
-            } else {
-                ((1u32 << (runs - base)) - 1) as u16
-            };
-            let count = _mm512_sub_epi32(next_at, starts_at);
-            let is_own = _mm512_mask_cmpeq_epu32_mask(valid, run_values, own);
-            own_overlap += _mm512_mask_reduce_add_epi32(is_own, count) as u32;
-            candidates[chunk] = valid & !is_own;
-            counts[chunk] = count;
-            values[chunk] = run_values;
-            let lengths = _mm512_srlv_epi32(run_values, len_shift);
-            for half in 0..2 {
-                let lanes = (candidates[chunk] >> (8 * half)) as u8;
+        for (r, &cost) in costs.iter().enumerate() {
+            let lanes = (candidates >> (r * LANES)) as u16;
+            cheapest = two_smallest(cheapest, _mm512_mask_blend_epi32(lanes, free, cost));
+        }
+        let (first, second) = cheapest;
+        let c1 = _mm512_reduce_min_epu32(first);
+        let at_min = _mm512_cmpeq_epu32_mask(first, _mm512_set1_epi32(c1 as i32));
+        let one_lane = at_min & at_min.wrapping_neg();
+        let c2 = _mm512_reduce_min_epu32(_mm512_mask_blend_epi32(one_lane, first, free))
+            .min(_mm512_reduce_min_epu32(second));
+
+        // The best keys: the runs of the largest count first, then of the next, each level in
+        // lane order (which is the order of the rank's ties). Meshes need one level or two.
+        let mut slots = [u64::MAX; 2 * MAX_KEEP];
+        let mut kept = 0;
+        let mut count = largest;
+        while kept < window.keep && count > 0 {
+            let exact = levels[count - 1] & !levels[count];
+            let high = _mm512_set1_epi64((((u32::MAX - count as u32) as u64) << 32) as i64);
+            for (r, &reg) in v.iter().enumerate() {
+                let lanes = (exact >> (r * LANES)) as u16;
                 if lanes == 0 {
                     continue;
                 }
-                let (len, count) = if half == 0 {
-                    (
-                        _mm512_castsi512_si256(lengths),
-                        _mm512_castsi512_si256(count),
-                    )
-                } else {
-                    (
-                        _mm512_extracti64x4_epi64(lengths, 1),
-                        _mm512_extracti64x4_epi64(count, 1),
-                    )
-                };
-                let cost = _mm512_sub_epi64(
-                    _mm512_add_epi64(n_g, _mm512_cvtepu32_epi64(len)),
-                    _mm512_slli_epi64(_mm512_cvtepu32_epi64(count), 1),
-                );
-                cheapest = two_smallest(cheapest, _mm512_mask_blend_epi64(lanes, free, cost));
-            }
-        }
-
-        // The best keys: the runs of the largest count first, then of the next, each level in
-        // run order (which is the order of the rank's ties). Meshes need one level or two.
-        let mut keys = [u64::MAX; MAX_KEEP];
-        let mut kept = 0;
-        while kept < window.keep {
-            let mut largest = 0u32;
-            for chunk in 0..chunks {
-                largest = largest.max(_mm512_mask_reduce_max_epu32(
-                    candidates[chunk],
-                    counts[chunk],
-                ));
-            }
-            if largest == 0 {
-                break;
-            }
-            let high = ((u32::MAX - largest) as u64) << 32;
-            for chunk in 0..chunks {
-                let level = _mm512_mask_cmpeq_epu32_mask(
-                    candidates[chunk],
-                    counts[chunk],
-                    _mm512_set1_epi32(largest as i32),
-                );
-                candidates[chunk] &= !level;
-                let mut picked = [0u32; LANES];
-                // SAFETY: `picked` holds 16 `u32`, one register.
-                unsafe {
-                    _mm512_storeu_si512(
-                        picked.as_mut_ptr().cast(),
-                        _mm512_maskz_compress_epi32(level, values[chunk]),
-                    )
-                };
-                let take = (level.count_ones() as usize).min(window.keep - kept);
-                for (key, &picked) in keys[kept..kept + take].iter_mut().zip(&picked) {
-                    *key = high | picked as u64;
-                }
-                kept += take;
+                let picked = _mm512_maskz_compress_epi32(lanes, reg);
+                let keys =
+                    _mm512_or_si512(high, _mm512_cvtepu32_epi64(_mm512_castsi512_si256(picked)));
+                // SAFETY: `kept < MAX_KEEP`, so the 8 keys stored fit the `2 * MAX_KEEP` slots.
+                unsafe { _mm512_storeu_si512(slots.as_mut_ptr().add(kept).cast(), keys) };
+                kept = (kept + lanes.count_ones() as usize).min(window.keep);
                 if kept == window.keep {
                     break;
                 }
             }
+            count -= 1;
         }
-        // The two smallest costs over all lanes: the smallest lane of `first`, then the smallest
-        // of the other lanes of `first` and every lane of `second`.
-        let (first_costs, second_costs) = cheapest;
-        let c1 = _mm512_reduce_min_epu64(first_costs);
-        let at_min = _mm512_cmpeq_epu64_mask(first_costs, _mm512_set1_epi64(c1 as i64));
-        let one_lane = at_min & at_min.wrapping_neg();
-        let c2 = _mm512_reduce_min_epu64(_mm512_mask_blend_epi64(one_lane, first_costs, free))
-            .min(_mm512_reduce_min_epu64(second_costs));
-        let mut all = [c1, c2, window.bounds[0], window.bounds[1]];
+        let mut keys = [u64::MAX; MAX_KEEP];
+        keys[..kept].copy_from_slice(&slots[..kept]);
+        let mut all = [c1 as u64, c2 as u64, window.bounds[0], window.bounds[1]];
         all.sort_unstable();
         OverlapRanking {
             keys,
@@ -481,6 +435,16 @@ mod avx512 {
             cheapest: [all[0], all[1]],
             own_overlap,
         }
+    }
+
+    /// Lanes `16 r + s ..` of the `REGS · 16` values of `v` followed by `padding`: register `r` of
+    /// `v` moved `s` lanes toward its start.
+    #[target_feature(enable = "avx512f")]
+    fn shifted(v: &[__m512i; REGS], padding: __m512i, s: usize, r: usize) -> __m512i {
+        let at = |i: usize| v.get(i).copied().unwrap_or(padding);
+        let (whole, part) = (r + s / LANES, s % LANES);
+        let index = _mm512_add_epi32(iota32(), _mm512_set1_epi32(part as i32));
+        _mm512_permutex2var_epi32(at(whole), index, at(whole + 1))
     }
 }
 
