@@ -724,6 +724,10 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
     /// `batch`, if there is one (a span of a few entries often straddles two cache lines; touching
     /// only the first measured 25% slower).
     fn prefetch_entries(&self, batch: &Batch, b: usize) {
+        if self.index.is_strided() {
+            // `prefetch_offsets` asked for the lists themselves.
+            return;
+        }
         let Some(spans) = batch.spans_of.get(b..b + 2) else {
             return;
         };
@@ -1038,8 +1042,23 @@ impl Ranking for NarrowOverlap {
         best: &mut TopK<u64>,
     ) -> Option<([u64; 2], u32)> {
         let ranked = overlap_kernel::rank(window)?;
-        best.set_sorted(&ranked.keys[..ranked.kept]);
+        best.set_padded(&ranked.keys, ranked.kept);
         Some((ranked.cheapest, ranked.own_overlap))
+    }
+}
+
+impl TopK<u64> {
+    /// Keeps the first `kept` of `keys` (increasing, then [`Self::FREE`]), as
+    /// [`Self::set_sorted`] would: for the default `K` (8), one copy of fixed size, where a copy
+    /// of run-time length was a call to `memmove`.
+    fn set_padded(&mut self, keys: &[u64; overlap_kernel::MAX_KEEP], kept: usize) {
+        match <&mut [u64; overlap_kernel::MAX_KEEP]>::try_from(self.slots.as_mut_slice()) {
+            Ok(slots) => {
+                *slots = *keys;
+                self.len = kept;
+            }
+            Err(_) => self.set_sorted(&keys[..kept]),
+        }
     }
 }
 

@@ -499,6 +499,12 @@ impl<O: Offset> ColumnIndex<O> {
         }
     }
 
+    /// Whether lists are laid out a fixed stride apart ([`Lists::Strided`]): then
+    /// [`Self::prefetch_span`] asks for the list itself, which lies in one cache line.
+    pub(crate) fn is_strided(&self) -> bool {
+        matches!(self.lists, Lists::Strided { .. })
+    }
+
     /// Every entry, column after column (with padding, see [`Self::span_of`]).
     pub(crate) fn entries(&self) -> &[u32] {
         &self.entries

@@ -402,7 +402,11 @@ mod avx512 {
 
         // The best keys: the runs of the largest count first, then of the next, each level in
         // lane order (which is the order of the rank's ties). Meshes need one level or two.
-        let mut slots = [u64::MAX; 2 * MAX_KEEP];
+        // The keys gather in one register: each batch of picks goes in after the `kept` before
+        // it (a two-source permutation), where storing them at a running offset and loading
+        // the result back stalled on store forwarding.
+        let iota64 = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+        let mut gathered = _mm512_set1_epi64(-1);
         let mut kept = 0;
         let mut count = largest;
         while kept < window.keep && count > 0 {
@@ -416,8 +420,11 @@ mod avx512 {
                 let picked = _mm512_maskz_compress_epi32(lanes, reg);
                 let keys =
                     _mm512_or_si512(high, _mm512_cvtepu32_epi64(_mm512_castsi512_si256(picked)));
-                // SAFETY: `kept < MAX_KEEP`, so the 8 keys stored fit the `2 * MAX_KEEP` slots.
-                unsafe { _mm512_storeu_si512(slots.as_mut_ptr().add(kept).cast(), keys) };
+                // Lane `i` keeps `gathered[i]` below `kept`, else takes `keys[i - kept]`.
+                let before = ((1u32 << kept) - 1) as u8;
+                let from_keys = _mm512_add_epi64(iota64, _mm512_set1_epi64(8 - kept as i64));
+                let index = _mm512_mask_blend_epi64(before, from_keys, iota64);
+                gathered = _mm512_permutex2var_epi64(gathered, index, keys);
                 kept = (kept + lanes.count_ones() as usize).min(window.keep);
                 if kept == window.keep {
                     break;
@@ -426,7 +433,14 @@ mod avx512 {
             count -= 1;
         }
         let mut keys = [u64::MAX; MAX_KEEP];
-        keys[..kept].copy_from_slice(&slots[..kept]);
+        let kept_lanes = ((1u32 << kept) - 1) as u8;
+        // SAFETY: `keys` holds `MAX_KEEP` = 8 `u64`, one register.
+        unsafe {
+            _mm512_storeu_si512(
+                keys.as_mut_ptr().cast(),
+                _mm512_mask_blend_epi64(kept_lanes, _mm512_set1_epi64(-1), gathered),
+            )
+        };
         let mut all = [c1 as u64, c2 as u64, window.bounds[0], window.bounds[1]];
         all.sort_unstable();
         OverlapRanking {
