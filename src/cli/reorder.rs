@@ -8,7 +8,7 @@ use spmv_reorder::mtx::{self, MatrixMarket, ReadOptions, Symmetry, WriteOptions}
 use spmv_reorder::plot::{spy_png, SpyOptions};
 use spmv_reorder::reorder::{
     Method, PermuteMode, ReorderReport, Reorderer, Reordering, SamplerChoice, Stage, StartOrder,
-    WindowSpec, PATH_MARGIN_PERCENT,
+    WindowSpec, MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT,
 };
 use spmv_reorder::spmv::bench::{self, BenchConfig, Comparison};
 use std::path::{Path, PathBuf};
@@ -435,11 +435,16 @@ impl Summary<'_> {
                 match c.kept {
                     "path" => "the TSP path".to_string(),
                     kept => format!(
-                        "{} (priced lowest; the path needs a {PATH_MARGIN_PERCENT}% margin)",
+                        "{} ({}; the path needs a {PATH_MARGIN_PERCENT}% margin)",
                         if kept == "start" {
                             "RCM's order"
                         } else {
                             "the input order"
+                        },
+                        if c.tied {
+                            format!("input and RCM priced within {MODEL_TIE_PERCENT}%: the lower D")
+                        } else {
+                            "priced lowest".to_string()
                         }
                     ),
                 }

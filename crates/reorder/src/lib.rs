@@ -73,7 +73,9 @@ pub mod windows;
 
 pub use error::ReorderError;
 pub use info::MatrixInfo;
-pub use pipeline::{Reorderer, Reordering, Stage, PATH_MARGIN_PERCENT, REFINE_HEADROOM_PERCENT};
+pub use pipeline::{
+    Reorderer, Reordering, Stage, MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT, REFINE_HEADROOM_PERCENT,
+};
 pub use report::{CacheCheck, ReorderReport, SideReport, TspReport};
 pub use sampler::SamplerChoice;
 pub use spec::{Method, PermuteMode, StartOrder, WindowSpec};

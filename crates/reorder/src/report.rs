@@ -79,7 +79,8 @@ pub struct SideReport {
 /// ([`spmv_reorder_locality::CacheModel`]: L1 and L2 misses with the matrix streams, priced in
 /// cycles; full pattern) in the input order, the start order and the path's order. The path is
 /// returned when it costs at least [`crate::PATH_MARGIN_PERCENT`] percent less than both others,
-/// else the cheaper of those two.
+/// else the cheaper of those two, or the one with the lower `D` when they are tied (within
+/// [`crate::MODEL_TIE_PERCENT`]).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct CacheCheck {
     /// The order as read.
@@ -94,6 +95,10 @@ pub struct CacheCheck {
     /// only when the draft, priced [`crate::REFINE_HEADROOM_PERCENT`] percent lower, would have
     /// passed the check. When not, `path` is `draft` and the TSP figures are the draft's.
     pub refined: bool,
+    /// Whether the model priced the input and start orders within
+    /// [`crate::MODEL_TIE_PERCENT`] of each other (and the path did not pass), so that the one
+    /// with the lower `D` was returned.
+    pub tied: bool,
     /// `"path"`, `"start"` or `"input"`: the order returned.
     pub kept: &'static str,
 }
