@@ -78,9 +78,11 @@ pub struct ReorderArgs {
     /// Return the TSP path as found. By default a cache model (L1 32 KiB 8-way, L2 1 MiB 16-way,
     /// with the matrix streams) prices SpMV's `x` reads in the input, the RCM start and the path
     /// orders, and the path is returned only when priced at least 15% below both others (the
-    /// model has no prefetcher and favours the path); otherwise the cheaper of the two. The path
-    /// is priced after 2-opt and Or-opt, and refined (Lin-Kernighan, kicks) only if, priced 15%
-    /// lower, it would pass.
+    /// model has no prefetcher and favours the path); otherwise the cheaper of the two, or the
+    /// one with the lower D when they are priced within 5%. The path is priced after 2-opt and
+    /// Or-opt, and refined (Lin-Kernighan, kicks) only if, priced 15% lower, it would pass; it
+    /// is not computed at all when even the model's floor (every line of `x` missed once) would
+    /// not pass.
     #[arg(long)]
     no_cache_check: bool,
     /// Candidate neighbours per window in the window graph.
@@ -420,34 +422,45 @@ impl Summary<'_> {
             )?;
         }
         if let Some(c) = r.rows.as_ref().and_then(|s| s.cache_check.as_ref()) {
+            let path = match (&c.path, c.refined) {
+                (None, _) => format!(
+                    "floor {}: no order can be priced {PATH_MARGIN_PERCENT}% below these, so no \
+                     TSP path was computed",
+                    misses(&c.floor)
+                ),
+                (Some(path), true) => format!("TSP path {}", misses(path)),
+                (Some(path), false) => format!(
+                    "TSP path {} after 2-opt (not refined: too far behind)",
+                    misses(path)
+                ),
+            };
+            let why = if c.tied {
+                format!("input and RCM priced within {MODEL_TIE_PERCENT}%: the lower D")
+            } else {
+                "priced lowest".to_string()
+            };
+            let returned = match (c.kept, &c.path) {
+                ("path", _) => "the TSP path".to_string(),
+                (kept, path) => format!(
+                    "{} ({why}{})",
+                    if kept == "start" {
+                        "RCM's order"
+                    } else {
+                        "the input order"
+                    },
+                    if path.is_some() {
+                        format!("; the path needs a {PATH_MARGIN_PERCENT}% margin")
+                    } else {
+                        String::new()
+                    }
+                ),
+            };
             writeln!(
                 out,
-                "  cache      modelled x misses (L1/L2): input {}{}, TSP path {}{}: returned {}",
+                "  cache      modelled x misses (L1/L2): input {}{}, {path}: returned {returned}",
                 misses(&c.input),
                 c.start
                     .map_or(String::new(), |m| format!(", RCM start {}", misses(&m))),
-                misses(&c.path),
-                if c.refined {
-                    ""
-                } else {
-                    " after 2-opt (not refined: too far behind)"
-                },
-                match c.kept {
-                    "path" => "the TSP path".to_string(),
-                    kept => format!(
-                        "{} ({}; the path needs a {PATH_MARGIN_PERCENT}% margin)",
-                        if kept == "start" {
-                            "RCM's order"
-                        } else {
-                            "the input order"
-                        },
-                        if c.tied {
-                            format!("input and RCM priced within {MODEL_TIE_PERCENT}%: the lower D")
-                        } else {
-                            "priced lowest".to_string()
-                        }
-                    ),
-                }
             )?;
         }
         if let Some(c) = &r.coverage {

@@ -237,6 +237,25 @@ impl CacheModel {
     }
 }
 
+impl CacheModel {
+    /// A lower bound of [`Self::cost`] over every row and column order of `a`: both levels start
+    /// empty, so each line of `x` read misses both once, and the columns read (those with a
+    /// nonzero) fill at least `⌈columns / elements per line⌉` lines. `O(nnz)`.
+    pub fn floor<T: Value>(&self, a: &CsrMatrix<T>) -> ModelledCost {
+        let mut read = vec![false; a.ncols()];
+        for &c in a.col_idx() {
+            read[c as usize] = true;
+        }
+        let columns = read.iter().filter(|&&r| r).count();
+        let lines = columns.div_ceil(self.l1.elements_per_line()) as u64;
+        ModelledCost {
+            l1_misses: lines,
+            l2_misses: lines,
+            cycles: lines * self.beyond_l2_cycles,
+        }
+    }
+}
+
 /// Set-associative LRU tags: each set keeps its lines most recent first.
 struct LruCache {
     ways: usize,
@@ -308,6 +327,35 @@ mod tests {
         assert!(c.access(1));
         assert!(!c.access(2));
         assert!(!c.access(3)); // 2 evicted 3, which was older than 1
+    }
+
+    #[test]
+    fn no_order_costs_less_than_the_floor() {
+        // 14 of 32 columns are read (0..14): they fill at least 2 lines of 8.
+        let t: Vec<(usize, usize, ())> = (0..14).map(|c| ((c * 7) % 5, c, ())).collect();
+        let a = CsrMatrix::from_triplets(5, 32, t).unwrap();
+        let model = CacheModel::default();
+        let floor = model.floor(&a);
+        assert_eq!((floor.l1_misses, floor.l2_misses), (2, 2));
+        assert_eq!(floor.cycles, 2 * model.beyond_l2_cycles);
+        // The identity column order packs them into 2 lines: the floor is reached.
+        let id = |n| Permutation::identity(n);
+        assert_eq!(model.cost(&a, &id(5), &id(32)), floor);
+        // Other orders cost at least as much; one that spreads the read columns over every
+        // line misses 4 lines.
+        let cols = Permutation::from_new_to_old((0..32).map(|c| (c * 3) % 32).collect()).unwrap();
+        let rows = Permutation::from_new_to_old(vec![4, 2, 0, 3, 1]).unwrap();
+        for (r, c) in [(&rows, &id(32)), (&id(5), &cols), (&rows, &cols)] {
+            assert!(model.cost(&a, r, c).cycles >= floor.cycles);
+        }
+        assert_eq!(model.cost(&a, &id(5), &cols).l2_misses, 4);
+        // A tiny cache misses more, never less.
+        let tiny = CacheModel {
+            l1: shape(64, 1),
+            l2: shape(128, 1),
+            ..model
+        };
+        assert!(tiny.cost(&a, &rows, &id(32)).cycles > tiny.floor(&a).cycles);
     }
 
     #[test]

@@ -392,6 +392,29 @@ impl Reorderer {
             }
         };
         let windows = windows_for(self.window, pattern, latencies)?;
+        // The input and start orders are priced first: when not even an order at the model's
+        // floor would pass the check against them, neither the graph nor the path is computed.
+        let pricing = self
+            .cache_check
+            .as_ref()
+            .map(|model| Pricing::new(model, structure, symmetric));
+        let mut priced = pricing.as_ref().map(|p| p.price_others(first.as_ref()));
+        if let Some(priced) = priced.take_if(|priced| !priced.path_can_pass()) {
+            let (perm, check) = priced.choose(first, None, |start, input| {
+                start_has_lower_d(structure, start, input)
+            })?;
+            let report = SideReport {
+                side,
+                windows: windows.len(),
+                window_lengths_in_order: moved_windows(check.kept, &windows, start_order, None),
+                graph_seconds: 0.0,
+                order_seconds: start.elapsed().as_secs_f64(),
+                bounded_columns: 0,
+                tsp: None,
+                cache_check: Some(check),
+            };
+            return Ok((perm, report));
+        }
         let opts = GraphOptions::default()
             .with_neighbours(self.neighbours)
             .with_hub_limit(self.hub_limit);
@@ -440,14 +463,13 @@ impl Reorderer {
                 None => path_rows,
             })
         };
-        let (solution, perm, cache_check) = match &self.cache_check {
+        let (solution, perm, cache_check) = match pricing.as_ref().zip(priced) {
             None => {
                 let solution = solve(&solver, Duration::ZERO, progress)?;
                 let path = rows_of(&solution.order)?;
                 (solution, path, None)
             }
-            Some(model) => {
-                let pricing = Pricing::new(model, structure, symmetric);
+            Some((pricing, mut priced)) => {
                 // The 2-opt + Or-opt path first: Lin-Kernighan and the kicks refine it only if
                 // it may pass the check (most of a default run's time went into refining paths
                 // the check then set aside).
@@ -459,7 +481,7 @@ impl Reorderer {
                 let solve_start = Instant::now();
                 let draft = solve(&draft_opts, Duration::ZERO, progress)?;
                 let draft_path = rows_of(&draft.order)?;
-                let mut priced = pricing.price(first.as_ref(), &draft_path);
+                priced.draft = Some(pricing.cost(&draft_path));
                 let (solution, path) = if priced.path_may_pass() {
                     let spent = solve_start.elapsed();
                     let refine_opts = SolverOptions {
@@ -475,32 +497,22 @@ impl Reorderer {
                 } else {
                     (draft, draft_path)
                 };
-                let rows = Footprints::new(
-                    structure,
-                    &Windows::single_rows(structure.nrows()),
-                    Parallelism::Rayon,
-                )?;
-                let d_of = |order: &Permutation| -> Result<u64, ReorderError> {
-                    Ok(rows.path_cost(order.new_to_old(), Parallelism::Rayon)?)
-                };
-                let (perm, check) =
-                    priced.choose(first, path, |start, input| Ok(d_of(start)? < d_of(input)?))?;
+                let (perm, check) = priced.choose(first, Some(path), |start, input| {
+                    start_has_lower_d(structure, start, input)
+                })?;
                 (solution, perm, Some(check))
             }
         };
-        let lengths = windows.lengths();
-        // The windows the returned order moves as units: cut in the start order, which is the
-        // input order unless it is RCM.
-        let moved = match cache_check.as_ref().map_or("path", |c| c.kept) {
-            "path" => Some(solution.order.iter().map(|&g| lengths[g]).collect()),
-            "start" => Some(lengths.to_vec()),
-            _ if start_order != StartOrder::Rcm => Some(lengths.to_vec()),
-            _ => None,
-        };
+        let kept = cache_check.as_ref().map_or("path", |c| c.kept);
         let report = SideReport {
             side,
             windows: windows.len(),
-            window_lengths_in_order: moved,
+            window_lengths_in_order: moved_windows(
+                kept,
+                &windows,
+                start_order,
+                Some(&solution.order),
+            ),
             graph_seconds,
             order_seconds: start.elapsed().as_secs_f64() - graph_seconds,
             bounded_columns: graph.bounded_columns(),
@@ -513,6 +525,39 @@ impl Reorderer {
         };
         Ok((perm, report))
     }
+}
+
+/// The window lengths in the order the returned order `kept` moves them as units (see
+/// [`SideReport::window_lengths_in_order`]): the path's (`path_order`) or the windows as cut in
+/// the start order, which is the input order unless it is RCM (`None` for the input order then).
+fn moved_windows(
+    kept: &str,
+    windows: &Windows,
+    start_order: StartOrder,
+    path_order: Option<&[usize]>,
+) -> Option<Vec<usize>> {
+    let lengths = windows.lengths();
+    match (kept, path_order) {
+        ("path", Some(order)) => Some(order.iter().map(|&g| lengths[g]).collect()),
+        ("start", _) => Some(lengths),
+        _ if start_order != StartOrder::Rcm => Some(lengths),
+        _ => None,
+    }
+}
+
+/// Whether the rows of `structure` have a lower `D` in order `start` than in order `input`.
+fn start_has_lower_d(
+    structure: &CsrMatrix<()>,
+    start: &Permutation,
+    input: &Permutation,
+) -> Result<bool, ReorderError> {
+    let rows = Footprints::new(
+        structure,
+        &Windows::single_rows(structure.nrows()),
+        Parallelism::Rayon,
+    )?;
+    let d_of = |order: &Permutation| rows.path_cost(order.new_to_old(), Parallelism::Rayon);
+    Ok(d_of(start)? < d_of(input)?)
 }
 
 /// How much cheaper than the input and start orders the cache model must price the TSP path for
@@ -568,20 +613,19 @@ impl<'a> Pricing<'a> {
         self.model.cost(self.structure, rows, cols)
     }
 
-    /// The input order, the start order (when there is one besides the input) and the path,
-    /// priced side by side on the pool's threads (the check took about a fifth of a default run
-    /// on the shuffled 1M-row grid, one replay after the other).
-    fn price(&self, start: Option<&Permutation>, path: &Permutation) -> Priced {
+    /// The input order and the start order (when there is one besides the input), priced side
+    /// by side on the pool's threads (the check took about a fifth of a default run on the
+    /// shuffled 1M-row grid, one replay after the other), and the model's floor.
+    fn price_others(&self, start: Option<&Permutation>) -> Priced {
         let input_order = Permutation::identity(self.structure.nrows());
-        let ((input, start), path) = rayon::join(
-            || rayon::join(|| self.cost(&input_order), || start.map(|p| self.cost(p))),
-            || self.cost(path),
-        );
+        let (input, start) =
+            rayon::join(|| self.cost(&input_order), || start.map(|p| self.cost(p)));
         Priced {
             input_order,
             input,
             start,
-            draft: path,
+            floor: self.model.floor(self.structure),
+            draft: None,
             refined: None,
         }
     }
@@ -593,8 +637,10 @@ struct Priced {
     input_order: Permutation,
     input: ModelledCost,
     start: Option<ModelledCost>,
-    /// The path after the 2-opt + Or-opt descent.
-    draft: ModelledCost,
+    /// What no order costs less than ([`CacheModel::floor`]).
+    floor: ModelledCost,
+    /// The path after the 2-opt + Or-opt descent, once computed.
+    draft: Option<ModelledCost>,
     /// The path refined from the draft, when it was.
     refined: Option<ModelledCost>,
 }
@@ -607,10 +653,23 @@ impl Priced {
             .fold(self.input.cycles, |c, s| c.min(s.cycles))
     }
 
-    /// Whether the draft, priced [`REFINE_HEADROOM_PERCENT`] lower, would pass the check.
+    /// Whether a path costing `cycles` passes the check.
+    fn passes(&self, cycles: u128) -> bool {
+        cycles * 100 <= self.cheapest_other() as u128 * (100 - PATH_MARGIN_PERCENT) as u128
+    }
+
+    /// Whether any path could pass the check: one at the model's floor would.
+    fn path_can_pass(&self) -> bool {
+        self.passes(self.floor.cycles as u128)
+    }
+
+    /// Whether the draft, priced [`REFINE_HEADROOM_PERCENT`] lower, would pass the check
+    /// (false before the draft is priced).
     fn path_may_pass(&self) -> bool {
-        let path = self.draft.cycles as u128 * (100 - REFINE_HEADROOM_PERCENT) as u128;
-        path < self.cheapest_other() as u128 * (100 - PATH_MARGIN_PERCENT) as u128
+        self.draft.is_some_and(|draft| {
+            let path = draft.cycles as u128 * (100 - REFINE_HEADROOM_PERCENT) as u128;
+            path < self.cheapest_other() as u128 * (100 - PATH_MARGIN_PERCENT) as u128
+        })
     }
 
     /// The path when its `x` reads cost at least [`PATH_MARGIN_PERCENT`] less than those of the
@@ -624,26 +683,32 @@ impl Priced {
     fn choose(
         self,
         start: Option<Permutation>,
-        path: Permutation,
+        path: Option<Permutation>,
         start_has_lower_d: impl FnOnce(&Permutation, &Permutation) -> Result<bool, ReorderError>,
     ) -> Result<(Permutation, CacheCheck), ReorderError> {
-        let path_cost = self.refined.unwrap_or(self.draft);
-        let path_wins = path_cost.cycles as u128 * 100
-            <= self.cheapest_other() as u128 * (100 - PATH_MARGIN_PERCENT) as u128;
+        let path_cost = self.refined.or(self.draft);
+        let path = path
+            .zip(path_cost)
+            .filter(|(_, cost)| self.passes(cost.cycles as u128))
+            .map(|(path, _)| path);
+        let path_wins = path.is_some();
         let tied = self
             .start
             .is_some_and(|s| tied(s.cycles, self.input.cycles));
-        let (kept, perm) = match start.zip(self.start) {
-            _ if path_wins => ("path", path),
-            Some((order, _)) if tied && start_has_lower_d(&order, &self.input_order)? => {
+        let (kept, perm) = match (start.zip(self.start), path) {
+            (_, Some(path)) => ("path", path),
+            (Some((order, _)), None) if tied && start_has_lower_d(&order, &self.input_order)? => {
                 ("start", order)
             }
-            Some((order, cost)) if !tied && cost.cycles < self.input.cycles => ("start", order),
+            (Some((order, cost)), None) if !tied && cost.cycles < self.input.cycles => {
+                ("start", order)
+            }
             _ => ("input", self.input_order),
         };
         let check = CacheCheck {
             input: self.input,
             start: self.start,
+            floor: self.floor,
             path: path_cost,
             draft: self.draft,
             refined: self.refined.is_some(),
@@ -767,8 +832,14 @@ mod tests {
         let id = Permutation::identity(a.nrows());
         assert_eq!(c.input, model.cost(&a, &id, &id));
         let others = start.min(c.input.cycles);
-        let path_wins = c.path.cycles * 100 <= others * (100 - PATH_MARGIN_PERCENT);
-        assert_eq!(got, if path_wins { c.path.cycles } else { others });
+        assert_eq!(c.floor, model.floor(&a));
+        assert!(c.floor.cycles <= others);
+        // The path is computed exactly when an order at the floor could pass.
+        let floor_passes = c.floor.cycles * 100 <= others * (100 - PATH_MARGIN_PERCENT);
+        assert_eq!(c.path.is_some(), floor_passes, "{c:?}");
+        let path = c.path.map(|p| p.cycles);
+        let path_wins = path.is_some_and(|p| p * 100 <= others * (100 - PATH_MARGIN_PERCENT));
+        assert_eq!(got, if path_wins { path.unwrap() } else { others });
         let want = if path_wins {
             "path"
         } else if c.input.cycles <= start {
@@ -805,7 +876,8 @@ mod tests {
             input_order: Permutation::identity(3),
             input: cost(input),
             start: Some(cost(start)),
-            draft: cost(path),
+            floor: cost(0),
+            draft: Some(cost(path)),
             refined: None,
         };
         let rcm = Permutation::from_new_to_old(vec![2, 1, 0]).unwrap();
@@ -813,7 +885,7 @@ mod tests {
         let choose = |p: Priced, start_lower: bool| {
             let mut asked = false;
             let (perm, check) = p
-                .choose(Some(rcm.clone()), path.clone(), |start, input| {
+                .choose(Some(rcm.clone()), Some(path.clone()), |start, input| {
                     asked = true;
                     assert_eq!((start, input), (&rcm, &Permutation::identity(3)));
                     Ok(start_lower)
@@ -851,6 +923,31 @@ mod tests {
         assert_eq!(kept, "input");
     }
 
+    #[test]
+    fn no_path_is_computed_when_no_order_could_pass_the_check() {
+        // x of a 20 x 20 grid (3.2 KB) fits the modelled L1: RCM's order, like the shuffled
+        // input, costs just its compulsory misses, the floor.
+        let (a, _) = shuffle_symmetric(&poisson2d(20, 20).unwrap(), 5).unwrap();
+        let r = quick().run(&a).unwrap();
+        let side = r.report.rows.as_ref().unwrap();
+        let c = side.cache_check.as_ref().unwrap();
+        assert_eq!(c.start, Some(c.floor), "{c:?}");
+        assert!(c.path.is_none() && c.draft.is_none() && !c.refined, "{c:?}");
+        assert!(side.tsp.is_none() && r.report.tsp_cost.is_none());
+        assert_refined_by_the_rule(side);
+        // Tied with the input in the model, RCM's order has the lower `D`.
+        assert!(c.tied && c.kept == "start", "{c:?}");
+        let rcm = peers::order(&a.pattern(), peers::Method::Rcm, &PeerOptions::default()).unwrap();
+        assert_eq!(r.rows, rcm);
+        assert_eq!(
+            r.report.d_after,
+            total_distance(&a.permute(&rcm, &rcm).unwrap(), Parallelism::Rayon)
+        );
+        // Without the check the path is computed all the same.
+        let unchecked = quick().cache_check(None).run(&a).unwrap();
+        assert!(unchecked.report.tsp_cost.is_some());
+    }
+
     /// Whether the check refined its draft exactly when the draft, priced the headroom lower,
     /// would have passed it, and reported the draft's figures when it did not.
     fn assert_refined_by_the_rule(side: &SideReport) {
@@ -858,8 +955,14 @@ mod tests {
         let others = c
             .start
             .map_or(c.input.cycles, |s| s.cycles.min(c.input.cycles));
+        let Some(draft) = c.draft else {
+            // Not even an order at the floor would have passed: no path at all.
+            assert!(c.floor.cycles * 100 > others * (100 - PATH_MARGIN_PERCENT));
+            assert!(!c.refined && c.path.is_none() && side.tsp.is_none());
+            return;
+        };
         let may_pass =
-            c.draft.cycles * (100 - REFINE_HEADROOM_PERCENT) < others * (100 - PATH_MARGIN_PERCENT);
+            draft.cycles * (100 - REFINE_HEADROOM_PERCENT) < others * (100 - PATH_MARGIN_PERCENT);
         assert_eq!(c.refined, may_pass, "{c:?}");
         let tsp = side.tsp.as_ref().unwrap();
         if !c.refined {
@@ -882,7 +985,7 @@ mod tests {
             if start == StartOrder::Given {
                 // The only other order is the shuffled input, far behind any path.
                 assert!(c.refined && c.kept == "path", "{c:?}");
-                assert_eq!(model.cost(&a, &r.rows, &r.cols), c.path);
+                assert_eq!(Some(model.cost(&a, &r.rows, &r.cols)), c.path);
                 let tsp = side.tsp.as_ref().unwrap();
                 assert!(tsp.after_local_search_cost <= tsp.after_two_opt_cost);
                 assert_eq!(r.report.tsp_cost.unwrap() as u64, r.report.d_after);

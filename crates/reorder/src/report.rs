@@ -87,10 +87,14 @@ pub struct CacheCheck {
     pub input: ModelledCost,
     /// The RCM start order (`None` for the other starts).
     pub start: Option<ModelledCost>,
-    /// The path's order.
-    pub path: ModelledCost,
-    /// The path after the 2-opt + Or-opt descent, before any refinement.
-    pub draft: ModelledCost,
+    /// What no order can cost less than ([`spmv_reorder_locality::CacheModel::floor`]: every
+    /// line of `x` read missed once by both levels).
+    pub floor: ModelledCost,
+    /// The path's order; `None` when not even an order at the floor would have passed the check
+    /// against the input and start orders, and no path was computed.
+    pub path: Option<ModelledCost>,
+    /// The path after the 2-opt + Or-opt descent, before any refinement (`None` as `path`).
+    pub draft: Option<ModelledCost>,
     /// Whether the path was refined (Lin-Kernighan, kicks) after the 2-opt + Or-opt descent:
     /// only when the draft, priced [`crate::REFINE_HEADROOM_PERCENT`] percent lower, would have
     /// passed the check. When not, `path` is `draft` and the TSP figures are the draft's.
