@@ -20,8 +20,9 @@
 //!     (0, 0, 1.0), (0, 1, 1.0), (1, 4, 1.0), (1, 5, 1.0),
 //!     (2, 0, 1.0), (2, 1, 1.0), (3, 4, 1.0), (3, 5, 1.0),
 //! ])?;
-//! // On a matrix this small every order fits in cache, and the cache check would keep it as it is:
-//! // switched off, the TSP path is returned.
+//! // On a matrix this small every order fits in cache, so the cache check would only choose between
+//! // the order as read and RCM's, by `D`, without computing a path: switched off, the TSP path is
+//! // returned.
 //! let r = Reorderer::new()
 //!     .method(Method::Tsp)
 //!     .windows(WindowSpec::Fixed(1))

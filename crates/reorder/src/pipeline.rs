@@ -166,12 +166,15 @@ impl Reorderer {
     /// and a 1 MiB 16-way L2): the cost of SpMV's `x` reads, with the matrix streams in the same
     /// caches, is modelled for the input order, the RCM start order and the path. The path is
     /// returned when it costs at least [`PATH_MARGIN_PERCENT`] percent less than both others, else
-    /// the cheaper of those two (ties to the input). `D` rewards only columns shared by
-    /// consecutive rows; the check guards the reuse across many rows that RCM or the input may
-    /// have and the path lost, and the margin what the model cannot see (hardware prefetching).
-    /// The path is priced as the 2-opt + Or-opt descent leaves it, and refined (Lin-Kernighan,
-    /// kicks) only if it may pass: see [`REFINE_HEADROOM_PERCENT`].
-    /// `None` always returns the path, refined.
+    /// the cheaper of those two, or the one with the lower `D` when they are priced within
+    /// [`MODEL_TIE_PERCENT`] (ties to the input). `D` rewards only columns shared by consecutive
+    /// rows; the check guards the reuse across many rows that RCM or the input may have and the
+    /// path lost, and the margin what the model cannot see (hardware prefetching). The input and
+    /// start orders are priced first, and when not even an order at the model's floor
+    /// ([`CacheModel::floor`]) would pass, no window graph and no path are computed. Otherwise the
+    /// path is priced as the 2-opt + Or-opt descent leaves it, and refined (Lin-Kernighan, kicks)
+    /// only if it may pass: see [`REFINE_HEADROOM_PERCENT`]. `None` always returns the path,
+    /// refined.
     pub fn cache_check(mut self, model: Option<CacheModel>) -> Self {
         self.cache_check = model;
         self
