@@ -592,5 +592,15 @@ mod tests {
             ..window
         };
         assert_eq!(rank(&window), None);
+        // More columns than entries: not the footprints' transpose (costs would not fit `u32`).
+        let window = OverlapLists {
+            len_bits: 1,
+            n_g: MAX_WORK as u64 + 1,
+            ..window
+        };
+        assert_eq!(rank(&window), None);
+        if available() {
+            assert!(rank(&OverlapLists { n_g: 1, ..window }).is_some());
+        }
     }
 }
