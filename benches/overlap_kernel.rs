@@ -1,0 +1,170 @@
+//! Benchmark `overlap_kernel`: the AVX-512 kernel that ranks a window's candidates in the window
+//! graph's search (`spmv_reorder_sparse::overlap_kernel::rank`), alone, in nanoseconds a window.
+//!
+//! Input: `--windows` random rows of a shuffled 3D 7-point Poisson grid of side `--n`, one row per
+//! window, each with the lists of its columns (7 lists of 7 windows inside the grid) padded to 8
+//! as in a strided index, laid out one after the other so that they stay in L2: the kernel's own
+//! cost, without the search's cache misses. Prints the best of `--rounds` rounds of `--reps` passes
+//! over the windows, and a checksum of the results (equal checksums, equal rankings). On machines
+//! without AVX-512F the kernel declines and the bench says so.
+//!
+//! ```text
+//! cargo bench --bench overlap_kernel -- [--n 100] [--windows 2048] [--reps 300] [--rounds 7]
+//! ```
+
+use spmv_reorder_sparse::overlap_kernel::{available, rank, OverlapLists, PADDING};
+use std::ops::Range;
+use std::time::Instant;
+
+/// Command-line settings.
+struct Args {
+    n: usize,
+    windows: usize,
+    reps: usize,
+    rounds: usize,
+}
+
+fn parse_args() -> Args {
+    let mut args = Args {
+        n: 100,
+        windows: 2048,
+        reps: 300,
+        rounds: 7,
+    };
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    let mut it = raw.iter();
+    while let Some(flag) = it.next() {
+        let mut value = || -> usize {
+            it.next()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("{flag}: a number"))
+        };
+        match flag.as_str() {
+            "--n" => args.n = value(),
+            "--windows" => args.windows = value(),
+            "--reps" => args.reps = value(),
+            "--rounds" => args.rounds = value(),
+            // Flags cargo passes to every bench target.
+            "--bench" => {}
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    args
+}
+
+/// A xorshift generator, seeded: the same windows in every run.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// The grid point `p` of side `n` and its neighbours inside the grid (its row of the 7-point
+/// stencil's pattern).
+fn closed_neighbourhood(p: usize, n: usize) -> Vec<usize> {
+    let (x, y, z) = (p / (n * n), (p / n) % n, p % n);
+    let mut v = vec![p];
+    for (coordinate, stride) in [(x, n * n), (y, n), (z, 1)] {
+        if coordinate > 0 {
+            v.push(p - stride);
+        }
+        if coordinate + 1 < n {
+            v.push(p + stride);
+        }
+    }
+    v
+}
+
+/// One window's inputs: its lists in the shared entries, its own entry and `n(g)`.
+struct Window {
+    spans: Vec<Range<usize>>,
+    own: u32,
+    n_g: u64,
+}
+
+fn main() {
+    let args = parse_args();
+    if !available() {
+        println!("no AVX-512F on this machine: the kernel declines every window");
+        return;
+    }
+    let (n, len_bits) = (args.n, 4);
+    let rows = n * n * n;
+    let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+    // A symmetric shuffle: the window (row) number of grid point p.
+    let mut position: Vec<u32> = (0..rows as u32).collect();
+    for i in (1..rows).rev() {
+        position.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+    }
+    let entry = |p: usize| position[p] << len_bits | closed_neighbourhood(p, n).len() as u32;
+    let mut entries = Vec::new();
+    let windows: Vec<Window> = (0..args.windows)
+        .map(|_| {
+            let g = (rng.next() % rows as u64) as usize;
+            let columns = closed_neighbourhood(g, n);
+            let spans = columns
+                .iter()
+                .map(|&c| {
+                    let mut list: Vec<u32> =
+                        closed_neighbourhood(c, n).into_iter().map(entry).collect();
+                    list.sort_unstable();
+                    list.resize(8, PADDING);
+                    entries.extend(list);
+                    entries.len() - 8..entries.len()
+                })
+                .collect();
+            Window {
+                spans,
+                own: entry(g),
+                n_g: columns.len() as u64,
+            }
+        })
+        .collect();
+    let ranked = |w: &Window| {
+        let lists = OverlapLists {
+            entries: &entries,
+            spans: &w.spans,
+            own: w.own,
+            n_g: w.n_g,
+            len_bits,
+            // No window outside the lists is cheaper than these.
+            bounds: [u64::MAX, u64::MAX],
+            keep: 8,
+        };
+        rank(&lists).expect("the kernel takes 7 lists of 8")
+    };
+    // FNV-1a over every window's keys, cheapest costs and own overlap, once.
+    let checksum = windows.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, w| {
+        let r = ranked(w);
+        r.keys
+            .iter()
+            .chain(&r.cheapest)
+            .chain(&[u64::from(r.own_overlap)])
+            .fold(h, |h, &v| (h ^ v).wrapping_mul(0x100_0000_01b3))
+    });
+    let mut best = f64::MAX;
+    for _ in 0..args.rounds {
+        let mut sink = 0u64;
+        let start = Instant::now();
+        for _ in 0..args.reps {
+            for w in &windows {
+                sink ^= ranked(w).keys[0];
+            }
+        }
+        let per_window = start.elapsed().as_secs_f64() * 1e9 / (args.reps * windows.len()) as f64;
+        std::hint::black_box(sink);
+        best = best.min(per_window);
+    }
+    println!(
+        "overlap kernel: {best:.1} ns a window (best of {} rounds of {} x {} windows of a shuffled \
+         {n}³ grid); checksum {checksum:016x}",
+        args.rounds,
+        args.reps,
+        windows.len()
+    );
+}
