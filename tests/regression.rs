@@ -1,6 +1,7 @@
 //! Regression and property tests, named after the issue they come from (`rNN`).
 
 use proptest::prelude::*;
+use spmv_reorder::locality::CacheModel;
 use spmv_reorder::mtx::{read_bytes, write, MatrixMarket, ReadOptions, WriteOptions};
 use spmv_reorder::reorder::{Method, PermuteMode, Reorderer};
 use spmv_reorder::sparse::{AnyCsr, CsrMatrix};
@@ -30,8 +31,12 @@ proptest! {
         a in arb_matrix(),
         method in proptest::sample::select(Method::ALL.to_vec()),
         mode in proptest::sample::select(vec![None, Some(PermuteMode::Rows), Some(PermuteMode::Cols), Some(PermuteMode::Both)]),
+        // On matrices this small the cache check computes no TSP path: without it, the path.
+        check in any::<bool>(),
     ) {
-        let r = Reorderer::new().method(method).permute(mode).threads(Some(2)).max_kicks(Some(50)).run(&a).unwrap();
+        let model = check.then(CacheModel::default);
+        let r = Reorderer::new().method(method).permute(mode).threads(Some(2)).max_kicks(Some(50))
+            .cache_check(model).run(&a).unwrap();
         let b = r.apply(&a).unwrap();
         let mut bytes = Vec::new();
         write(&mut bytes, &MatrixMarket::general(AnyCsr::Real(b.clone())), &WriteOptions::default()).unwrap();
