@@ -146,8 +146,8 @@ fn main_job_writes_a_faithful_reordered_file() {
             perm.to_str().unwrap(),
             "--report",
             report.to_str().unwrap(),
-            // bcsstk05's x fits in cache and the check would keep it as given: a real
-            // permutation tests more.
+            // bcsstk05's x fits in cache: the check would compute no path and return the
+            // order as given or RCM's. The path tests more (and fills the TSP figures).
             "--no-cache-check",
             "--time-limit",
             "2",
