@@ -235,9 +235,7 @@ impl CacheModel {
                 + l2_misses * self.beyond_l2_cycles,
         }
     }
-}
 
-impl CacheModel {
     /// A lower bound of [`Self::cost`] over every row and column order of `a`: both levels start
     /// empty, so each line of `x` read misses both once, and the columns read (those with a
     /// nonzero) fill at least `⌈columns / elements per line⌉` lines. `O(nnz)`.
