@@ -11,7 +11,7 @@
 
 use crate::PeersError;
 use rayon::prelude::*;
-use spmv_reorder_sparse::{CsrMatrix, Value};
+use spmv_reorder_sparse::{prefetch, CsrMatrix, Value};
 use std::borrow::Cow;
 
 /// Nodes per rayon task: enough work per task to amortise scheduling.
@@ -128,7 +128,34 @@ impl<'a> Graph<'a> {
     pub(crate) fn degree(&self, v: usize) -> usize {
         self.degrees[v] as usize
     }
+
+    /// Asks ahead for what a breadth-first search reads at random while it takes the nodes of
+    /// `queue` in turn and is at `queue[at]`: the offsets of the node [`SEARCH_AHEAD`]` · 3` on,
+    /// the own list of the node `SEARCH_AHEAD · 2` on (its offsets asked for before), and the
+    /// marks (`marks[u]`, the search's visit flags) and degrees of the neighbours in the own list
+    /// of the node `SEARCH_AHEAD` on. On a shuffled matrix each of these is a cache miss the
+    /// search would otherwise wait for, one after the other.
+    #[inline]
+    pub(crate) fn prefetch_search<M>(&self, queue: &[u32], at: usize, marks: &[M]) {
+        if let Some(&v) = queue.get(at + 3 * SEARCH_AHEAD) {
+            prefetch(&self.offsets, v as usize);
+        }
+        if let Some(&v) = queue.get(at + 2 * SEARCH_AHEAD) {
+            prefetch(&self.targets, self.offsets[v as usize]);
+        }
+        if let Some(&v) = queue.get(at + SEARCH_AHEAD) {
+            let v = v as usize;
+            for &u in &self.targets[self.offsets[v]..self.offsets[v + 1]] {
+                prefetch(marks, u as usize);
+                prefetch(&self.degrees, u as usize);
+            }
+        }
+    }
 }
+
+/// How many nodes of its queue apart a breadth-first search asks for each stage of what it reads
+/// (see [`Graph::prefetch_search`]).
+const SEARCH_AHEAD: usize = 8;
 
 /// True when `(j, i)` is stored for every stored `(i, j)`, in one sequential `O(nnz + n)` sweep
 /// without searching: visiting rows `i` in increasing order meets the entries of column `j` in

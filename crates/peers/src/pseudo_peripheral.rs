@@ -46,6 +46,7 @@ impl LevelStructure {
             self.level_starts.push(level_start);
             let level_end = self.order.len();
             for k in level_start..level_end {
+                g.prefetch_search(&self.order, k, &self.stamp);
                 for list in g.neighbour_lists(self.order[k] as usize) {
                     for &u in list {
                         if self.stamp[u as usize] != self.current {

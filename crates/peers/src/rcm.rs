@@ -77,6 +77,7 @@ fn cuthill_mckee(g: &Graph, start: RcmStart) -> Vec<u32> {
         sequence.push(root as u32);
         visited[root] = true;
         while head < sequence.len() {
+            g.prefetch_search(&sequence, head, &visited);
             let v = sequence[head] as usize;
             head += 1;
             fresh.clear();
