@@ -24,6 +24,7 @@ use crate::relabel::Labels;
 use crate::tour::{ArrayTour, Journal, Tour, TwoLevelTour};
 use crate::two_opt::TwoOpt;
 use crate::{CandidateLists, CostOracle, TspError};
+use rayon::prelude::*;
 
 /// The improvement moves of the local search.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -324,24 +325,40 @@ fn check_permutation(order: &[usize], n: usize) -> Result<(), TspError> {
     }
 }
 
-/// Every candidate cost must equal the oracle's (the solver mixes both).
+/// Every candidate cost must equal the oracle's (the solver mixes both). The first mismatch in
+/// node order is reported. Large lists are checked on the rayon pool: on the shuffled 1M-row grid
+/// (8M entries, each an exact merge of two rows) the check took 109 ms of a 2.6 s default
+/// reordering on one thread.
 fn check_costs(cands: &CandidateLists, oracle: &impl CostOracle) -> Result<(), TspError> {
-    for a in 0..cands.len() {
-        for (b, listed) in cands.entries(a) {
+    let mismatch = |a: usize| {
+        cands.entries(a).find_map(|(b, listed)| {
             let b = b as usize;
             let cost = oracle.cost(a, b);
-            if cost != listed {
-                return Err(TspError::CostMismatch {
-                    a,
-                    b,
-                    listed,
-                    oracle: cost,
-                });
-            }
-        }
-    }
-    Ok(())
+            (cost != listed).then_some(TspError::CostMismatch {
+                a,
+                b,
+                listed,
+                oracle: cost,
+            })
+        })
+    };
+    let first = if cands.num_entries() < PARALLEL_CHECK_MIN_ENTRIES {
+        (0..cands.len()).find_map(mismatch)
+    } else {
+        (0..cands.len())
+            .into_par_iter()
+            .with_min_len(PARALLEL_CHECK_NODES_PER_TASK)
+            .find_map_first(mismatch)
+    };
+    first.map_or(Ok(()), Err)
 }
+
+/// Below this many candidate entries the check runs on the calling thread: handing it to the
+/// rayon pool would cost more than it saves.
+const PARALLEL_CHECK_MIN_ENTRIES: usize = 1 << 16;
+
+/// Nodes per rayon task of the parallel check.
+const PARALLEL_CHECK_NODES_PER_TASK: usize = 4096;
 
 struct Solver<'a, 'p> {
     cands: &'a CandidateLists,

@@ -273,6 +273,40 @@ fn tiny_instances() {
 }
 
 #[test]
+fn the_first_wrong_candidate_cost_is_reported_on_large_lists_too() {
+    // 20,000 nodes of 4 candidates: 80,000 entries, enough for the check to run in parallel.
+    // Nodes 15,000 and 17,000 each list one wrong cost: the first in node order is reported.
+    let n = 20_000usize;
+    let oracle = |a: usize, b: usize| a.abs_diff(b) as i64;
+    let lists = (0..n)
+        .map(|a| {
+            [1, 2, n - 1, n - 2]
+                .iter()
+                .map(|&d| {
+                    let b = (a + d) % n;
+                    let wrong = (a == 15_000 || a == 17_000) && d == 2;
+                    (b as u32, oracle(a, b) + i64::from(wrong))
+                })
+                .collect()
+        })
+        .collect();
+    let cands = CandidateLists::from_lists(lists).unwrap();
+    let err = solve_path(&cands, &oracle, &SolverOptions::default(), &mut |_| {});
+    assert!(
+        matches!(
+            err,
+            Err(TspError::CostMismatch {
+                a: 15_000,
+                b: 15_002,
+                listed: 3,
+                oracle: 2
+            })
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
 fn errors_are_reported() {
     let cands = CandidateLists::from_lists(vec![vec![(1, 5)], vec![]]).unwrap();
     let err = solve_path(
