@@ -768,8 +768,9 @@ impl CostOracle for WindowCost<'_> {
 fn candidate_lists(graph: &WindowGraph<'_>) -> Result<CandidateLists, ReorderError> {
     let mut offsets = Vec::with_capacity(graph.len() + 1);
     offsets.push(0);
-    let mut neighbours = Vec::new();
-    let mut costs = Vec::new();
+    let entries = (0..graph.len()).map(|g| graph.candidates(g).len()).sum();
+    let mut neighbours = Vec::with_capacity(entries);
+    let mut costs = Vec::with_capacity(entries);
     for g in 0..graph.len() {
         let ng = graph.footprint_len(g) as i64;
         for (h, a) in graph.candidates(g) {

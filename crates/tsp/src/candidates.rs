@@ -44,17 +44,22 @@ impl CandidateLists {
         check_offsets(&offsets, neighbours.len())?;
         let nodes = offsets.len() - 1;
         check_node_count(nodes)?;
-        let mut lists = Vec::with_capacity(nodes);
+        let mut out = Self::with_capacity(nodes, neighbours.len());
+        // One list reused for every node: a `Vec` per node was a million allocations for the
+        // window graph of a 1M-row matrix.
+        let mut list = Vec::new();
         for node in 0..nodes {
             let range = offsets[node]..offsets[node + 1];
-            let list = neighbours[range.clone()]
-                .iter()
-                .copied()
-                .zip(costs[range].iter().copied())
-                .collect();
-            lists.push(list);
+            list.clear();
+            list.extend(
+                neighbours[range.clone()]
+                    .iter()
+                    .copied()
+                    .zip(costs[range].iter().copied()),
+            );
+            out.push_list(node, nodes, &mut list)?;
         }
-        Self::from_lists(lists)
+        Ok(out)
     }
 
     /// Builds from one `Vec<(neighbour, cost)>` per node (any order; sorted and deduplicated here).
@@ -65,27 +70,46 @@ impl CandidateLists {
     pub fn from_lists(lists: Vec<Vec<(u32, i64)>>) -> Result<Self, TspError> {
         let nodes = lists.len();
         check_node_count(nodes)?;
-        let mut out = Self {
-            offsets: Vec::with_capacity(nodes + 1),
-            neighbours: Vec::new(),
-            costs: Vec::new(),
-        };
-        out.offsets.push(0);
+        let mut out = Self::with_capacity(nodes, 0);
         for (node, mut list) in lists.into_iter().enumerate() {
-            for &(nb, cost) in &list {
-                check_entry(node, nb, cost, nodes)?;
-            }
-            list.sort_unstable_by_key(|&(nb, cost)| (cost, nb));
-            let start = out.neighbours.len();
-            for (nb, cost) in list {
-                if !out.neighbours[start..].contains(&nb) {
-                    out.neighbours.push(nb);
-                    out.costs.push(cost);
-                }
-            }
-            out.offsets.push(out.neighbours.len());
+            out.push_list(node, nodes, &mut list)?;
         }
         Ok(out)
+    }
+
+    /// No node yet, with room for `nodes` nodes and `entries` entries.
+    fn with_capacity(nodes: usize, entries: usize) -> Self {
+        let mut offsets = Vec::with_capacity(nodes + 1);
+        offsets.push(0);
+        Self {
+            offsets,
+            neighbours: Vec::with_capacity(entries),
+            costs: Vec::with_capacity(entries),
+        }
+    }
+
+    /// Appends the list of node `node` (the next one of `nodes`) out of `list`, whose entries are
+    /// checked, sorted cheapest first (ties by neighbour) and deduplicated (the cheapest of a
+    /// neighbour's entries is kept); `list` is left sorted.
+    fn push_list(
+        &mut self,
+        node: usize,
+        nodes: usize,
+        list: &mut [(u32, i64)],
+    ) -> Result<(), TspError> {
+        for &(nb, cost) in list.iter() {
+            check_entry(node, nb, cost, nodes)?;
+        }
+        list.sort_unstable_by_key(|&(nb, cost)| (cost, nb));
+        let start = self.neighbours.len();
+        for &(nb, cost) in list.iter() {
+            if !self.neighbours[start..].contains(&nb) {
+                self.neighbours.push(nb);
+                self.costs.push(cost);
+            }
+        }
+        self.offsets.push(self.neighbours.len());
+        Ok(())
     }
 
     /// The union of every list with its reverse edges (`j` gains `i` whenever `i` lists `j`), so that the
@@ -206,6 +230,14 @@ mod tests {
         assert_eq!(c.costs(0), &[3, 4]);
         assert!(c.neighbours(1).is_empty());
         assert_eq!(c.len(), 3);
+        // The same lists laid out flat give the same result.
+        let flat =
+            CandidateLists::from_csr(vec![0, 3, 3, 4], vec![2, 1, 2, 0], vec![5, 3, 4, 4]).unwrap();
+        assert_eq!(flat, c);
+        assert!(matches!(
+            CandidateLists::from_csr(vec![0, 1, 2], vec![1, 1], vec![1, 2]),
+            Err(TspError::SelfLoop { node: 1 })
+        ));
     }
 
     #[test]
