@@ -383,7 +383,7 @@ impl Reorderer {
         let (pattern, latencies) = match &first {
             None => (pattern, latencies),
             Some(p) => {
-                reordered = pattern.permute(p, &Permutation::identity(pattern.ncols()))?;
+                reordered = pattern.permute_rows(p)?;
                 row_max = latencies.map(|l| p.apply(l.row_max));
                 let lat = latencies
                     .zip(row_max.as_deref())

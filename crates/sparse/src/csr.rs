@@ -337,6 +337,41 @@ impl<T: Value> CsrMatrix<T> {
         ))
     }
 
+    /// `B = P·A`: row `i` of `B` is row `rows.new_to_old()[i]` of `A`, the columns as they are.
+    /// [`Self::permute`] with the identity as the column permutation, without its column remap and
+    /// row sort: each row is copied as it is, in parallel (on the shuffled 1M-row grid, 7M
+    /// nonzeros, the permutation the reordering pipeline makes of its input for the RCM start order
+    /// took 0.21 s through [`Self::permute`]).
+    ///
+    /// # Errors
+    /// [`SparseError::LengthMismatch`] when the permutation's length differs from the row count.
+    pub fn permute_rows(&self, rows: &Permutation) -> Result<Self, SparseError> {
+        check_len("row permutation", self.nrows, rows.len())?;
+        let mut row_ptr = Vec::with_capacity(self.nrows + 1);
+        row_ptr.push(0usize);
+        for &old in rows.new_to_old() {
+            row_ptr.push(row_ptr.last().unwrap() + self.row_nnz(old));
+        }
+        let mut col_idx = vec![0u32; self.nnz()];
+        let mut values = match self.values.first() {
+            Some(&v) => vec![v; self.nnz()],
+            None => Vec::new(),
+        };
+        split_by_offsets(&mut col_idx, &row_ptr)
+            .into_par_iter()
+            .zip(split_by_offsets(&mut values, &row_ptr))
+            .zip(rows.new_to_old().par_iter())
+            .with_min_len(ROWS_PER_TASK)
+            .for_each(|((c_dst, v_dst), &old)| {
+                let (c, v) = self.row(old);
+                c_dst.copy_from_slice(c);
+                v_dst.copy_from_slice(v);
+            });
+        Ok(Self::new_unchecked(
+            self.nrows, self.ncols, row_ptr, col_idx, values,
+        ))
+    }
+
     /// `B = P·A·Pᵀ`, the symmetric permutation that keeps a symmetric matrix symmetric.
     ///
     /// # Errors
@@ -418,6 +453,9 @@ pub fn split_by_offsets<'a, E>(mut data: &'a mut [E], offsets: &[usize]) -> Vec<
     }
     out
 }
+
+/// Rows per rayon task of the row-parallel copies: enough work per task to amortise scheduling.
+const ROWS_PER_TASK: usize = 1024;
 
 /// Merges runs of equal column in a sorted row; returns the merged length (front of `row`).
 fn merge_sorted_duplicates<T: Value>(row: &mut [(u32, T)]) -> usize {

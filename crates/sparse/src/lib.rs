@@ -106,7 +106,11 @@ mod proptests {
             b.mul_vec_reference(&q.apply(&x), &mut bqx);
             prop_assert_eq!(bqx, p.apply(&ax));
             // Undoing the permutation restores the matrix exactly.
-            prop_assert_eq!(b.permute(&p.inverse(), &q.inverse()).unwrap(), a);
+            prop_assert_eq!(&b.permute(&p.inverse(), &q.inverse()).unwrap(), &a);
+            // Rows alone: the same as with the identity on the columns.
+            let rows_only = a.permute_rows(&p).unwrap();
+            prop_assert_eq!(&rows_only, &a.permute(&p, &Permutation::identity(a.ncols())).unwrap());
+            prop_assert!(a.permute_rows(&q).is_err() || a.nrows() == a.ncols());
         }
 
         #[test]
