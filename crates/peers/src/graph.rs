@@ -130,11 +130,12 @@ impl<'a> Graph<'a> {
     }
 
     /// Asks ahead for what a breadth-first search reads at random while it takes the nodes of
-    /// `queue` in turn and is at `queue[at]`: the offsets of the node [`SEARCH_AHEAD`]` · 3` on,
-    /// the own list of the node `SEARCH_AHEAD · 2` on (its offsets asked for before), and the
+    /// `queue` in turn and is at `queue[at]`: the offsets of the node `3 · SEARCH_AHEAD` places
+    /// on, the own list of the node `2 · SEARCH_AHEAD` on (its offsets asked for before), and the
     /// marks (`marks[u]`, the search's visit flags) and degrees of the neighbours in the own list
-    /// of the node `SEARCH_AHEAD` on. On a shuffled matrix each of these is a cache miss the
-    /// search would otherwise wait for, one after the other.
+    /// of the node [`SEARCH_AHEAD`] on. On a shuffled matrix each of these is a cache miss the
+    /// search would otherwise wait for, one after the other (RCM of the shuffled 1M-row grid:
+    /// 0.70-0.81 s without, 0.40-0.52 s with).
     #[inline]
     pub(crate) fn prefetch_search<M>(&self, queue: &[u32], at: usize, marks: &[M]) {
         if let Some(&v) = queue.get(at + 3 * SEARCH_AHEAD) {
