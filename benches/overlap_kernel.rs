@@ -1,10 +1,11 @@
 //! Benchmark `overlap_kernel`: the AVX-512 kernel that ranks a window's candidates in the window
 //! graph's search (`spmv_reorder_sparse::overlap_kernel::rank`), alone, in nanoseconds a window.
 //!
-//! Input: `--windows` random rows of a shuffled 3D 7-point Poisson grid of side `--n`, one row per
-//! window, each with the lists of its columns (7 lists of 7 windows inside the grid) padded to 8
-//! as in a strided index, laid out one after the other so that they stay in L2: the kernel's own
-//! cost, without the search's cache misses. Prints the best of `--rounds` rounds of `--reps` passes
+//! Input: the first `--windows` rows of a 3D 7-point Poisson grid of side `--n`, symmetrically
+//! shuffled (seed 1, so they are random grid points), one row per window, each with the lists of
+//! its columns (a column's list is its row: 7 windows inside the grid) padded to 8 as in a strided
+//! index, laid out one after the other so that they stay in L2: the kernel's own cost, without
+//! the search's cache misses. Prints the best of `--rounds` rounds of `--reps` passes
 //! over the windows, and a checksum of the results (equal checksums, equal rankings). On machines
 //! without AVX-512F the kernel declines and the bench says so.
 //!
@@ -12,6 +13,7 @@
 //! cargo bench --bench overlap_kernel -- [--n 100] [--windows 2048] [--reps 300] [--rounds 7]
 //! ```
 
+use spmv_reorder_gen::{poisson3d, shuffle_symmetric};
 use spmv_reorder_sparse::overlap_kernel::{available, rank, OverlapLists, PADDING};
 use std::ops::Range;
 use std::time::Instant;
@@ -52,34 +54,6 @@ fn parse_args() -> Args {
     args
 }
 
-/// A xorshift generator, seeded: the same windows in every run.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
-/// The grid point `p` of side `n` and its neighbours inside the grid (its row of the 7-point
-/// stencil's pattern).
-fn closed_neighbourhood(p: usize, n: usize) -> Vec<usize> {
-    let (x, y, z) = (p / (n * n), (p / n) % n, p % n);
-    let mut v = vec![p];
-    for (coordinate, stride) in [(x, n * n), (y, n), (z, 1)] {
-        if coordinate > 0 {
-            v.push(p - stride);
-        }
-        if coordinate + 1 < n {
-            v.push(p + stride);
-        }
-    }
-    v
-}
-
 /// One window's inputs: its lists in the shared entries, its own entry and `n(g)`.
 struct Window {
     spans: Vec<Range<usize>>,
@@ -94,25 +68,24 @@ fn main() {
         return;
     }
     let (n, len_bits) = (args.n, 4);
-    let rows = n * n * n;
-    let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
-    // A symmetric shuffle: the window (row) number of grid point p.
-    let mut position: Vec<u32> = (0..rows as u32).collect();
-    for i in (1..rows).rev() {
-        position.swap(i, (rng.next() % (i as u64 + 1)) as usize);
-    }
-    let entry = |p: usize| position[p] << len_bits | closed_neighbourhood(p, n).len() as u32;
+    let grid = poisson3d(n, n, n).expect("grid dimensions");
+    let (a, _) = shuffle_symmetric(&grid, 1).expect("square");
+    assert!(
+        args.windows <= a.nrows(),
+        "--windows: at most the grid's n³ rows"
+    );
+    // Window `h`'s entry, `h << len_bits | n(h)`: one row per window, so `n(h)` is its row length.
+    let entry = |h: u32| h << len_bits | a.row_nnz(h as usize) as u32;
     let mut entries = Vec::new();
     let windows: Vec<Window> = (0..args.windows)
-        .map(|_| {
-            let g = (rng.next() % rows as u64) as usize;
-            let columns = closed_neighbourhood(g, n);
+        .map(|g| {
+            let columns = a.row(g).0;
             let spans = columns
                 .iter()
                 .map(|&c| {
+                    // The pattern is symmetric: the windows holding column `c` are row `c`'s.
                     let mut list: Vec<u32> =
-                        closed_neighbourhood(c, n).into_iter().map(entry).collect();
-                    list.sort_unstable();
+                        a.row(c as usize).0.iter().map(|&h| entry(h)).collect();
                     list.resize(8, PADDING);
                     entries.extend(list);
                     entries.len() - 8..entries.len()
@@ -120,7 +93,7 @@ fn main() {
                 .collect();
             Window {
                 spans,
-                own: entry(g),
+                own: entry(g as u32),
                 n_g: columns.len() as u64,
             }
         })
