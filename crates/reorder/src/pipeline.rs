@@ -402,10 +402,10 @@ impl Reorderer {
             .as_ref()
             .map(|model| Pricing::new(model, structure, symmetric));
         let mut priced = pricing.as_ref().map(|p| p.price_others(first.as_ref()));
+        let lower_d =
+            |start: &Permutation, input: &Permutation| start_has_lower_d(structure, start, input);
         if let Some(priced) = priced.take_if(|priced| !priced.path_can_pass()) {
-            let (perm, check) = priced.choose(first, None, |start, input| {
-                start_has_lower_d(structure, start, input)
-            })?;
+            let (perm, check) = priced.choose(first, None, lower_d)?;
             let report = SideReport {
                 side,
                 windows: windows.len(),
@@ -500,9 +500,7 @@ impl Reorderer {
                 } else {
                     (draft, draft_path)
                 };
-                let (perm, check) = priced.choose(first, Some(path), |start, input| {
-                    start_has_lower_d(structure, start, input)
-                })?;
+                let (perm, check) = priced.choose(first, Some(path), lower_d)?;
                 (solution, perm, Some(check))
             }
         };
@@ -656,9 +654,15 @@ impl Priced {
             .fold(self.input.cycles, |c, s| c.min(s.cycles))
     }
 
+    /// The cheaper other order's cost less the margin, in cycles times 100: the line a path's cost
+    /// times 100 must not cross.
+    fn margin_line(&self) -> u128 {
+        self.cheapest_other() as u128 * (100 - PATH_MARGIN_PERCENT) as u128
+    }
+
     /// Whether a path costing `cycles` passes the check.
     fn passes(&self, cycles: u128) -> bool {
-        cycles * 100 <= self.cheapest_other() as u128 * (100 - PATH_MARGIN_PERCENT) as u128
+        cycles * 100 <= self.margin_line()
     }
 
     /// Whether any path could pass the check: one at the model's floor would.
@@ -671,7 +675,7 @@ impl Priced {
     fn path_may_pass(&self) -> bool {
         self.draft.is_some_and(|draft| {
             let path = draft.cycles as u128 * (100 - REFINE_HEADROOM_PERCENT) as u128;
-            path < self.cheapest_other() as u128 * (100 - PATH_MARGIN_PERCENT) as u128
+            path < self.margin_line()
         })
     }
 
