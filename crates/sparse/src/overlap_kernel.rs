@@ -41,8 +41,13 @@
 
 use std::ops::Range;
 
-/// Most index entries (the window's work) the kernel takes: four registers of 16.
-pub const MAX_WORK: usize = 64;
+/// Most index entries (the window's work) the kernel takes: eight registers of 16. Windows of at
+/// most 64 entries (a shuffled 3D grid's one-row windows: 7 lists of 8 with padding) are sorted
+/// in four registers; the others (its two-row variable windows: about 13 lists) in eight.
+pub const MAX_WORK: usize = 128;
+
+/// Most index entries sorted in four registers, the kernel's narrow form.
+const NARROW_WORK: usize = 64;
 
 /// Fewest index entries for which the kernel is worth its fixed cost (the caller's choice: a hash
 /// table is faster for a few entries). On the shuffled 1M-row grid with a 2% sample (most windows
@@ -142,18 +147,77 @@ pub fn rank(window: &OverlapLists<'_>) -> Option<OverlapRanking> {
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
-    use super::{OverlapLists, OverlapRanking, MAX_KEEP, MAX_WORK, PADDING};
+    use super::{OverlapLists, OverlapRanking, MAX_KEEP, MAX_WORK, NARROW_WORK, PADDING};
     use std::arch::x86_64::*;
+    use std::ops::{BitAnd, BitOr, BitOrAssign, Not};
 
     /// Lanes of a register of `u32`.
     const LANES: usize = 16;
-    /// Registers of `u32` holding the work.
-    const REGS: usize = MAX_WORK / LANES;
     /// Lanes of a sorted block the network merges first (and of a list's own slot).
     const BLOCK: usize = 8;
 
-    /// Lanes of the bitonic sort's compare-exchange at distance `j` in stage `k` (over `REGS ·
-    /// 16` elements, register `r`) that take the larger value.
+    /// One bit per lane of the kernel's `R` registers: `u64` for four, `u128` for eight.
+    trait LaneMask:
+        Copy + Eq + BitAnd<Output = Self> + BitOr<Output = Self> + BitOrAssign + Not<Output = Self>
+    {
+        /// No lane.
+        const ZERO: Self;
+        /// One mask per possible count of a run (`R · 16 + 1`), all `ZERO`.
+        type Levels: AsRef<[Self]> + AsMut<[Self]>;
+        /// A fresh [`Self::Levels`].
+        fn levels() -> Self::Levels;
+        /// The 16 lanes of register `r` set as in `lanes`.
+        fn at(lanes: u16, r: usize) -> Self;
+        /// The 16 lanes of register `r`.
+        fn lanes(self, r: usize) -> u16;
+        /// The lowest `n` lanes (all of them for `n` at least the width).
+        fn low(n: usize) -> Self;
+        /// Lanes set.
+        fn count(self) -> u32;
+    }
+
+    macro_rules! lane_mask {
+        ($t:ty) => {
+            impl LaneMask for $t {
+                const ZERO: Self = 0;
+                type Levels = [$t; <$t>::BITS as usize + 1];
+
+                #[inline(always)]
+                fn levels() -> Self::Levels {
+                    [0; <$t>::BITS as usize + 1]
+                }
+
+                #[inline(always)]
+                fn at(lanes: u16, r: usize) -> Self {
+                    (lanes as $t) << (r * LANES)
+                }
+
+                #[inline(always)]
+                fn lanes(self, r: usize) -> u16 {
+                    (self >> (r * LANES)) as u16
+                }
+
+                #[inline(always)]
+                fn low(n: usize) -> Self {
+                    if n < <$t>::BITS as usize {
+                        (1 << n) - 1
+                    } else {
+                        <$t>::MAX
+                    }
+                }
+
+                #[inline(always)]
+                fn count(self) -> u32 {
+                    self.count_ones()
+                }
+            }
+        };
+    }
+    lane_mask!(u64);
+    lane_mask!(u128);
+
+    /// Lanes of the bitonic sort's compare-exchange at distance `j` in stage `k` (over `R · 16`
+    /// elements, register `r`) that take the larger value.
     const fn take_max_u32(k: usize, j: usize, r: usize) -> u16 {
         let mut mask = 0u16;
         let mut lane = 0;
@@ -183,13 +247,24 @@ mod avx512 {
         _mm512_mask_blend_epi32(take_max, lo, hi)
     }
 
-    /// One stage of the bitonic sort of `REGS · 16` values: compare-exchange at distance `J` in
-    /// the merge of blocks of `K`. Const parameters make every mask and permutation a constant.
+    /// [`exchange32`] on register `I` of `v`, if there is one: a constant index and mask each.
     #[target_feature(enable = "avx512f")]
-    fn stage32<const K: usize, const J: usize>(v: &mut [__m512i; REGS]) {
+    fn exchange_reg<const K: usize, const J: usize, const R: usize, const I: usize>(
+        v: &mut [__m512i; R],
+    ) {
+        if I < R {
+            v[I] = exchange32(v[I], J as i32, const { take_max_u32(K, J, I) });
+        }
+    }
+
+    /// One stage of the bitonic sort of `R · 16` values: compare-exchange at distance `J` in the
+    /// merge of blocks of `K`. Const parameters make every mask and permutation a constant.
+    #[target_feature(enable = "avx512f")]
+    fn stage32<const K: usize, const J: usize, const R: usize>(v: &mut [__m512i; R]) {
+        const { assert!(R <= 8) };
         if J >= LANES {
             let step = J / LANES;
-            for r in 0..REGS {
+            for r in 0..R {
                 let p = r ^ step;
                 if r < p {
                     let lo = _mm512_min_epu32(v[r], v[p]);
@@ -199,50 +274,64 @@ mod avx512 {
                 }
             }
         } else {
-            v[0] = exchange32(v[0], J as i32, const { take_max_u32(K, J, 0) });
-            v[1] = exchange32(v[1], J as i32, const { take_max_u32(K, J, 1) });
-            v[2] = exchange32(v[2], J as i32, const { take_max_u32(K, J, 2) });
-            v[3] = exchange32(v[3], J as i32, const { take_max_u32(K, J, 3) });
+            exchange_reg::<K, J, R, 0>(v);
+            exchange_reg::<K, J, R, 1>(v);
+            exchange_reg::<K, J, R, 2>(v);
+            exchange_reg::<K, J, R, 3>(v);
+            exchange_reg::<K, J, R, 4>(v);
+            exchange_reg::<K, J, R, 5>(v);
+            exchange_reg::<K, J, R, 6>(v);
+            exchange_reg::<K, J, R, 7>(v);
         }
     }
 
-    /// The first 6 stages of the bitonic sort of the `REGS · 16` values of `v`: blocks of 8,
+    /// The first 6 stages of the bitonic sort of the `R · 16` values of `v`: blocks of 8,
     /// alternately increasing and decreasing.
     #[target_feature(enable = "avx512f")]
-    fn sort_blocks8(v: &mut [__m512i; REGS]) {
-        stage32::<2, 1>(v);
-        stage32::<4, 2>(v);
-        stage32::<4, 1>(v);
-        stage32::<8, 4>(v);
-        stage32::<8, 2>(v);
-        stage32::<8, 1>(v);
+    fn sort_blocks8<const R: usize>(v: &mut [__m512i; R]) {
+        stage32::<2, 1, R>(v);
+        stage32::<4, 2, R>(v);
+        stage32::<4, 1, R>(v);
+        stage32::<8, 4, R>(v);
+        stage32::<8, 2, R>(v);
+        stage32::<8, 1, R>(v);
     }
 
-    /// The other 15 stages: sorts `v` increasing from blocks of 8 alternately increasing and
-    /// decreasing.
+    /// The other stages: sorts `v` (4 or 8 registers) increasing from blocks of 8 alternately
+    /// increasing and decreasing.
     #[target_feature(enable = "avx512f")]
-    fn sort_tail(v: &mut [__m512i; REGS]) {
-        const { assert!(REGS == 4 && BLOCK == 8) };
-        stage32::<16, 8>(v);
-        stage32::<16, 4>(v);
-        stage32::<16, 2>(v);
-        stage32::<16, 1>(v);
-        stage32::<32, 16>(v);
-        stage32::<32, 8>(v);
-        stage32::<32, 4>(v);
-        stage32::<32, 2>(v);
-        stage32::<32, 1>(v);
-        stage32::<64, 32>(v);
-        stage32::<64, 16>(v);
-        stage32::<64, 8>(v);
-        stage32::<64, 4>(v);
-        stage32::<64, 2>(v);
-        stage32::<64, 1>(v);
+    fn sort_tail<const R: usize>(v: &mut [__m512i; R]) {
+        const { assert!((R == 4 || R == 8) && BLOCK == 8) };
+        stage32::<16, 8, R>(v);
+        stage32::<16, 4, R>(v);
+        stage32::<16, 2, R>(v);
+        stage32::<16, 1, R>(v);
+        stage32::<32, 16, R>(v);
+        stage32::<32, 8, R>(v);
+        stage32::<32, 4, R>(v);
+        stage32::<32, 2, R>(v);
+        stage32::<32, 1, R>(v);
+        stage32::<64, 32, R>(v);
+        stage32::<64, 16, R>(v);
+        stage32::<64, 8, R>(v);
+        stage32::<64, 4, R>(v);
+        stage32::<64, 2, R>(v);
+        stage32::<64, 1, R>(v);
+        if R == 8 {
+            // Registers 0-3 increase and 4-7 decrease: one more merge.
+            stage32::<128, 64, R>(v);
+            stage32::<128, 32, R>(v);
+            stage32::<128, 16, R>(v);
+            stage32::<128, 8, R>(v);
+            stage32::<128, 4, R>(v);
+            stage32::<128, 2, R>(v);
+            stage32::<128, 1, R>(v);
+        }
     }
 
     /// Whether every block of 8 lanes of `v` is non-decreasing.
     #[target_feature(enable = "avx512f")]
-    fn blocks_sorted(v: &[__m512i; REGS]) -> bool {
+    fn blocks_sorted<const R: usize>(v: &[__m512i; R]) -> bool {
         let mut descents = 0u16;
         for &reg in v {
             // Lane `l` against lane `l - 1`; lanes 0 and 8 start a block.
@@ -263,24 +352,48 @@ mod avx512 {
     }
 
     /// See [`super::rank`]; `spanned` is the number of entries of the spans, padding included.
+    /// At most [`NARROW_WORK`] are sorted in four registers, more in eight.
     ///
     /// # Safety
     /// AVX-512F must be available, the spans inside `window.entries` and `spanned <= MAX_WORK`.
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn rank(window: &OverlapLists<'_>, spanned: usize) -> OverlapRanking {
-        debug_assert!(spanned <= MAX_WORK && (1..=MAX_KEEP).contains(&window.keep));
+        // One call in tail position each, so that the result is written where the caller wants
+        // it: a choice between the two calls in the caller copied it through the stack, about
+        // 5% of a one-row window's time in the kernel bench.
+        if spanned <= NARROW_WORK {
+            // SAFETY: as this function's contract, with `spanned <= 4 · 16`.
+            unsafe { rank_in::<4, u64>(window, spanned) }
+        } else {
+            // SAFETY: as this function's contract, with `spanned <= MAX_WORK = 8 · 16`.
+            unsafe { rank_in::<8, u128>(window, spanned) }
+        }
+    }
+
+    /// [`rank`] with the entries in `R` registers (4 or 8) whose lanes `M` has one bit each.
+    ///
+    /// # Safety
+    /// AVX-512F must be available, the spans inside `window.entries` and `spanned <= R · 16`.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn rank_in<const R: usize, M: LaneMask>(
+        window: &OverlapLists<'_>,
+        spanned: usize,
+    ) -> OverlapRanking {
+        const { assert!(R * LANES <= MAX_WORK) };
+        let width = R * LANES;
+        debug_assert!(spanned <= width && (1..=MAX_KEEP).contains(&window.keep));
         debug_assert!(window.spans.iter().all(|s| s.end <= window.entries.len()));
-        // The entries, then padding up to `MAX_WORK`. Lists of at most 8
-        // entries each (the usual case: a shuffled 3D grid's window has 7 lists of 7) get 8
-        // lanes of their own: each is sorted already, so every block of 8 is sorted and the
-        // network starts at its 7th stage.
+        debug_assert_eq!(M::low(width).count() as usize, width);
+        // The entries, then padding up to `R · 16`. Lists of at most 8 entries each (the usual
+        // case: a shuffled 3D grid's window has 7 lists of 7) get 8 lanes of their own: each is
+        // sorted already, so every block of 8 is sorted and the network starts at its 7th stage.
         let paired =
-            window.spans.len() <= MAX_WORK / BLOCK && window.spans.iter().all(|s| s.len() <= BLOCK);
+            window.spans.len() <= width / BLOCK && window.spans.iter().all(|s| s.len() <= BLOCK);
         // Entries rotated to `n(h) << window_bits | h`, the order of the rank's ties, so that the
         // runs come out in rank order (`u32::MAX` padding stays `u32::MAX`).
         let rotate = _mm512_set1_epi32(window.len_bits as i32);
         let padding = _mm512_set1_epi32(PADDING as i32);
-        let mut v = [padding; REGS];
+        let mut v = [padding; R];
         if paired && window.spans.iter().all(|s| s.len() == BLOCK) {
             // Lists of exactly 8 (a strided index's), two a register, each by a load of 8
             // lanes: copying them into a buffer first (a copy of a list's run-time length) was
@@ -288,7 +401,7 @@ mod avx512 {
             // loads of shorter lists took twice as long as the buffer on this Zen 4 guest.)
             for (r, pair) in window.spans.chunks(2).enumerate() {
                 // SAFETY: each load reads the 8 entries of a span, inside `entries` (the
-                // caller's contract); `r < REGS` as `paired` allows at most `MAX_WORK / BLOCK`
+                // caller's contract); `r < R` as `paired` allows at most `R · 16 / BLOCK`
                 // lists.
                 unsafe {
                     let low = _mm256_loadu_si256(window.entries.as_ptr().add(pair[0].start).cast());
@@ -310,7 +423,7 @@ mod avx512 {
                 at += if paired { BLOCK } else { list.len() };
             }
             for (r, reg) in v.iter_mut().enumerate() {
-                // SAFETY: `buf` holds `MAX_WORK` values; this reads 16 of them.
+                // SAFETY: `buf` holds `MAX_WORK >= R · 16` values; this reads 16 of them.
                 *reg = unsafe { _mm512_loadu_si512(buf.as_ptr().add(r * LANES).cast()) };
             }
         }
@@ -336,22 +449,18 @@ mod avx512 {
         // Runs of equal entries: a run starts where an entry differs from the one before.
         // Lane 15 of `before` precedes the smallest value: anything else than that value.
         let mut before = _mm512_set1_epi32(!_mm512_cvtsi512_si32(v[0]));
-        let mut starts = 0u64;
-        let mut own_lanes = 0u64;
+        let mut starts = M::ZERO;
+        let mut own_lanes = M::ZERO;
         let own = _mm512_set1_epi32(window.own.rotate_right(window.len_bits) as i32);
         for (r, &reg) in v.iter().enumerate() {
             let previous = _mm512_alignr_epi32(reg, before, 15);
-            starts |= (_mm512_cmpneq_epu32_mask(reg, previous) as u64) << (r * LANES);
-            own_lanes |= (_mm512_cmpeq_epu32_mask(reg, own) as u64) << (r * LANES);
+            starts |= M::at(_mm512_cmpneq_epu32_mask(reg, previous), r);
+            own_lanes |= M::at(_mm512_cmpeq_epu32_mask(reg, own), r);
             before = reg;
         }
-        let entries = if work < MAX_WORK {
-            (1u64 << work) - 1
-        } else {
-            u64::MAX
-        };
+        let entries = M::low(work);
         // The own window's run is counted (`a(g,g)`), not a candidate.
-        let own_overlap = own_lanes.count_ones();
+        let own_overlap = own_lanes.count();
         let candidates = starts & entries & !own_lanes;
 
         // `levels[t - 1]`: the runs of at least `t` entries, found where an entry equals the one
@@ -363,26 +472,30 @@ mod avx512 {
         // `n(g) + n(h) - 2 a(g,h)`, with `a` counted down from 1 below; `u32` as `n(g) <=
         // MAX_WORK` (checked by the caller) and `n(h) < 2^31`.
         let base = _mm512_set1_epi32((window.n_g as u32).wrapping_sub(2) as i32);
-        let mut costs = [_mm512_setzero_si512(); REGS];
+        let mut costs = [_mm512_setzero_si512(); R];
         for (cost, &reg) in costs.iter_mut().zip(&v) {
             *cost = _mm512_add_epi32(base, _mm512_srlv_epi32(reg, len_shift));
         }
-        let mut levels = [0u64; MAX_WORK + 1];
+        let mut levels = M::levels();
+        let levels = levels.as_mut();
         levels[0] = candidates;
-        let mut largest = usize::from(candidates != 0);
-        while (1..MAX_WORK).contains(&largest) {
-            let mut level = 0u64;
-            for r in 0..REGS {
+        let mut largest = usize::from(candidates != M::ZERO);
+        // `levels[largest - 1]`, kept in a register rather than read back from the stack.
+        let mut previous = candidates;
+        while (1..width).contains(&largest) {
+            let mut level = M::ZERO;
+            for r in 0..R {
                 let ahead = shifted(&v, padding, largest, r);
-                let lanes = (levels[largest - 1] >> (r * LANES)) as u16;
+                let lanes = previous.lanes(r);
                 let equal = _mm512_mask_cmpeq_epu32_mask(lanes, v[r], ahead);
                 costs[r] = _mm512_mask_sub_epi32(costs[r], equal, costs[r], two);
-                level |= (equal as u64) << (r * LANES);
+                level |= M::at(equal, r);
             }
-            if level == 0 {
+            if level == M::ZERO {
                 break;
             }
             levels[largest] = level;
+            previous = level;
             largest += 1;
         }
 
@@ -390,7 +503,7 @@ mod avx512 {
         let free = _mm512_set1_epi32(-1);
         let mut cheapest = (free, free);
         for (r, &cost) in costs.iter().enumerate() {
-            let lanes = (candidates >> (r * LANES)) as u16;
+            let lanes = candidates.lanes(r);
             cheapest = two_smallest(cheapest, _mm512_mask_blend_epi32(lanes, free, cost));
         }
         let (first, second) = cheapest;
@@ -413,7 +526,7 @@ mod avx512 {
             let exact = levels[count - 1] & !levels[count];
             let high = _mm512_set1_epi64((((u32::MAX - count as u32) as u64) << 32) as i64);
             for (r, &reg) in v.iter().enumerate() {
-                let lanes = (exact >> (r * LANES)) as u16;
+                let lanes = exact.lanes(r);
                 if lanes == 0 {
                     continue;
                 }
@@ -451,10 +564,10 @@ mod avx512 {
         }
     }
 
-    /// Lanes `16 r + s ..` of the `REGS · 16` values of `v` followed by `padding`: register `r` of
+    /// Lanes `16 r + s ..` of the `R · 16` values of `v` followed by `padding`: register `r` of
     /// `v` moved `s` lanes toward its start.
     #[target_feature(enable = "avx512f")]
-    fn shifted(v: &[__m512i; REGS], padding: __m512i, s: usize, r: usize) -> __m512i {
+    fn shifted<const R: usize>(v: &[__m512i; R], padding: __m512i, s: usize, r: usize) -> __m512i {
         let at = |i: usize| v.get(i).copied().unwrap_or(padding);
         let (whole, part) = (r + s / LANES, s % LANES);
         let index = _mm512_add_epi32(iota32(), _mm512_set1_epi32(part as i32));
@@ -510,7 +623,8 @@ mod tests {
         #[test]
         fn kernel_ranks_like_the_scalar_path(
             windows in 1u32..200,
-            lengths in proptest::collection::vec(0usize..12, 0..10),
+            // Up to 16 lists of up to 11: four registers, eight, or more than the kernel takes.
+            lengths in proptest::collection::vec(0usize..12, 0..17),
             len_bits in 1u32..12,
             keep in 1usize..=MAX_KEEP,
             own_window in 0u32..200,
@@ -563,8 +677,8 @@ mod tests {
 
     #[test]
     fn kernel_declines_what_it_cannot_take() {
-        let entries: Vec<u32> = (0..70).collect();
-        let (long, short) = ([0..40, 40..65], [0..5, 5..10]);
+        let entries: Vec<u32> = (0..140).collect();
+        let (long, short) = ([0..70, 70..129], [0..5, 5..10]);
         let window = OverlapLists {
             entries: &entries,
             spans: &long,
