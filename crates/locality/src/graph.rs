@@ -8,7 +8,8 @@
 //! window of a structurally symmetric matrix, or in the rows of such a matrix for any windows of
 //! its rows: [`crate::index`]), and a short sorted list keeps
 //! the best `K` (`u64` keys for the default rank whenever every `n(h)` is packed in the index,
-//! else `u128`). Windows of 16 to 128 index entries are ranked instead by sorting networks in
+//! else `u128`). Windows of 16 to 256 index entries (at most 128 of them other than padding
+//! and their own) are ranked instead by sorting networks in
 //! AVX-512 registers where the machine has them ([`spmv_reorder_sparse::overlap_kernel`], same
 //! result). On a shuffled matrix every index read is a cache and TLB miss, which dominates the
 //! cost: the index is compact, and strided where its lists are short (a list is then one cache

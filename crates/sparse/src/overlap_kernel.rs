@@ -1,7 +1,8 @@
 //! The candidate search of one small window of the locality model (`spmv-reorder-locality`'s
 //! window graph) without a hash table: the window's index lists (at most [`MAX_WORK`] entries in
 //! all), rotated so that they order like the rank's ties (`n(h)`, then `h`), are sorted in
-//! AVX-512 registers by a bitonic network (from its 7th stage when every list is sorted already),
+//! AVX-512 registers by a bitonic network (from its 7th stage when every list is sorted already;
+//! a window of more than [`SORTED_WORK`] entries leaves out its padding and its own entry first),
 //! equal entries are counted as runs, and the best `K` (at most [`MAX_KEEP`]) are the runs of the
 //! largest count, then of the next, in run order. The hash accumulator and the top-K insertion
 //! took about 4,000 instructions and 25 mispredicts per window of the shuffled 3D Poisson grid
@@ -41,10 +42,16 @@
 
 use std::ops::Range;
 
-/// Most index entries (the window's work) the kernel takes: eight registers of 16. Windows of at
-/// most 64 entries (a shuffled 3D grid's one-row windows: 7 lists of 8 with padding) are sorted
-/// in four registers; the others (its two-row variable windows: about 13 lists) in eight.
-pub const MAX_WORK: usize = 128;
+/// Most index entries (the window's work, padding included) the kernel takes. Windows of at most
+/// 64 entries (a shuffled 3D grid's one-row windows: 7 lists of 8 with padding) are sorted in four
+/// registers, of at most [`SORTED_WORK`] (its two-row windows: about 13 lists) in eight. Larger
+/// ones (its three-row windows: about 20 lists, 160 entries) are sorted in eight registers too
+/// when their entries other than padding and the window's own fit them (about 113 there), and
+/// declined otherwise.
+pub const MAX_WORK: usize = 256;
+
+/// Most entries the kernel sorts: eight registers of 16.
+pub const SORTED_WORK: usize = 128;
 
 /// Most index entries sorted in four registers, the kernel's narrow form.
 const NARROW_WORK: usize = 64;
@@ -110,9 +117,10 @@ pub fn available() -> bool {
 
 /// Ranks the candidates of `window` as the scalar path does (keys `(u32::MAX - a) << 32 |
 /// entry.rotate_right(len_bits)`), or `None` when the kernel does not apply: no AVX-512F, more
-/// than [`MAX_WORK`] entries (padding included), `keep` outside `1..=MAX_KEEP`, `len_bits`
-/// above 31, or `n_g` above [`MAX_WORK`] (then the lists cannot hold the window's own entry once
-/// per column: the index is not the footprints' transpose, which the scalar path reports).
+/// than [`MAX_WORK`] entries (padding included), more than [`SORTED_WORK`] of them other than
+/// padding and the window's own, `keep` outside `1..=MAX_KEEP`, `len_bits` above 31, or `n_g`
+/// above [`MAX_WORK`] (then the lists cannot hold the window's own entry once per column: the
+/// index is not the footprints' transpose, which the scalar path reports).
 ///
 /// # Panics
 /// If a span is outside `entries` (a caller bug).
@@ -137,7 +145,7 @@ pub fn rank(window: &OverlapLists<'_>) -> Option<OverlapRanking> {
         // SAFETY: AVX-512F is present (checked above), the spans are inside `entries` (asserted)
         // and hold at most `MAX_WORK` entries in all (padding included), which is what
         // `avx512::rank` reads.
-        Some(unsafe { avx512::rank(window, work) })
+        unsafe { avx512::rank(window, work) }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -147,7 +155,9 @@ pub fn rank(window: &OverlapLists<'_>) -> Option<OverlapRanking> {
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
-    use super::{OverlapLists, OverlapRanking, MAX_KEEP, MAX_WORK, NARROW_WORK, PADDING};
+    use super::{
+        OverlapLists, OverlapRanking, MAX_KEEP, MAX_WORK, NARROW_WORK, PADDING, SORTED_WORK,
+    };
     use std::arch::x86_64::*;
     use std::ops::{BitAnd, BitOr, BitOrAssign, Not};
 
@@ -357,17 +367,76 @@ mod avx512 {
     /// # Safety
     /// AVX-512F must be available, the spans inside `window.entries` and `spanned <= MAX_WORK`.
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn rank(window: &OverlapLists<'_>, spanned: usize) -> OverlapRanking {
+    pub(super) unsafe fn rank(window: &OverlapLists<'_>, spanned: usize) -> Option<OverlapRanking> {
         // One call in tail position each, so that the result is written where the caller wants
         // it: a choice between the two calls in the caller copied it through the stack, about
         // 5% of a one-row window's time in the kernel bench.
         if spanned <= NARROW_WORK {
             // SAFETY: as this function's contract, with `spanned <= 4 · 16`.
-            unsafe { rank_in::<4, u64>(window, spanned) }
+            Some(unsafe { rank_in::<4, u64>(window, spanned) })
+        } else if spanned <= SORTED_WORK {
+            // SAFETY: as this function's contract, with `spanned <= 8 · 16`.
+            Some(unsafe { rank_in::<8, u128>(window, spanned) })
         } else {
-            // SAFETY: as this function's contract, with `spanned <= MAX_WORK = 8 · 16`.
-            unsafe { rank_in::<8, u128>(window, spanned) }
+            // SAFETY: as this function's contract.
+            unsafe { rank_without_own(window) }
         }
+    }
+
+    /// [`rank`] for a window of more than [`SORTED_WORK`] entries: its lists without padding and
+    /// without its own entry (which every list holds once, and which is counted, not ranked)
+    /// are packed in a buffer and sorted in eight registers if they fit, else `None`.
+    ///
+    /// # Safety
+    /// AVX-512F must be available and the spans inside `window.entries`.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn rank_without_own(window: &OverlapLists<'_>) -> Option<OverlapRanking> {
+        let padding = _mm512_set1_epi32(PADDING as i32);
+        let own = _mm512_set1_epi32(window.own as i32);
+        // Room for a store of 16 lanes at any packed length up to `SORTED_WORK`.
+        let mut buf = [PADDING; SORTED_WORK + LANES];
+        let (mut at, mut own_count) = (0, 0);
+        let base = window.entries.as_ptr();
+        for span in window.spans {
+            let mut start = span.start;
+            while start < span.end {
+                let n = (span.end - start).min(LANES);
+                let lanes = (u32::MAX >> (32 - n)) as u16;
+                // SAFETY: lanes `start .. start + n` are inside the span, inside `entries` (the
+                // caller's contract); the masked load reads no other lane. A strided index's
+                // lists of 8 take a plain load of 8 (masked loads measured slow on this guest).
+                let list = unsafe {
+                    if n == BLOCK {
+                        _mm512_castsi256_si512(_mm256_loadu_si256(base.add(start).cast()))
+                    } else {
+                        _mm512_maskz_loadu_epi32(lanes, base.add(start).cast())
+                    }
+                };
+                let own_lanes = _mm512_mask_cmpeq_epu32_mask(lanes, list, own);
+                let kept = _mm512_mask_cmpneq_epu32_mask(lanes, list, padding) & !own_lanes;
+                own_count += own_lanes.count_ones();
+                if at + kept.count_ones() as usize > SORTED_WORK {
+                    return None;
+                }
+                // SAFETY: `at <= SORTED_WORK`, so the 16 lanes stored are inside `buf`; the
+                // lanes past the kept ones are padding, overwritten by the next store or left.
+                unsafe {
+                    _mm512_storeu_si512(
+                        buf.as_mut_ptr().add(at).cast(),
+                        _mm512_mask_compress_epi32(padding, kept, list),
+                    )
+                };
+                at += kept.count_ones() as usize;
+                start += n;
+            }
+        }
+        let mut v = [padding; 8];
+        for (r, reg) in v.iter_mut().enumerate() {
+            // SAFETY: `buf` holds `SORTED_WORK + 16` values; this reads 16 of the first 128.
+            *reg = unsafe { _mm512_loadu_si512(buf.as_ptr().add(r * LANES).cast()) };
+        }
+        // SAFETY: AVX-512F is available (this function's contract).
+        Some(unsafe { rank_loaded::<8, u128, false>(window, v, false, own_count) })
     }
 
     /// [`rank`] with the entries in `R` registers (4 or 8) whose lanes `M` has one bit each.
@@ -379,19 +448,15 @@ mod avx512 {
         window: &OverlapLists<'_>,
         spanned: usize,
     ) -> OverlapRanking {
-        const { assert!(R * LANES <= MAX_WORK) };
+        const { assert!(R * LANES <= SORTED_WORK) };
         let width = R * LANES;
         debug_assert!(spanned <= width && (1..=MAX_KEEP).contains(&window.keep));
         debug_assert!(window.spans.iter().all(|s| s.end <= window.entries.len()));
-        debug_assert_eq!(M::low(width).count() as usize, width);
         // The entries, then padding up to `R · 16`. Lists of at most 8 entries each (the usual
         // case: a shuffled 3D grid's window has 7 lists of 7) get 8 lanes of their own: each is
         // sorted already, so every block of 8 is sorted and the network starts at its 7th stage.
         let paired =
             window.spans.len() <= width / BLOCK && window.spans.iter().all(|s| s.len() <= BLOCK);
-        // Entries rotated to `n(h) << window_bits | h`, the order of the rank's ties, so that the
-        // runs come out in rank order (`u32::MAX` padding stays `u32::MAX`).
-        let rotate = _mm512_set1_epi32(window.len_bits as i32);
         let padding = _mm512_set1_epi32(PADDING as i32);
         let mut v = [padding; R];
         if paired && window.spans.iter().all(|s| s.len() == BLOCK) {
@@ -427,6 +492,31 @@ mod avx512 {
                 *reg = unsafe { _mm512_loadu_si512(buf.as_ptr().add(r * LANES).cast()) };
             }
         }
+        // SAFETY: AVX-512F is available (this function's contract).
+        unsafe { rank_loaded::<R, M, true>(window, v, paired, 0) }
+    }
+
+    /// [`rank`] from the window's entries loaded in `v` (padding after them), each block of 8
+    /// lanes of one list of at most 8 if `paired`; `own_removed` of the window's own entries
+    /// were left out of `v` (they are counted, not ranked), all of them unless `OWN_KEPT`. (Each
+    /// caller has its own instance, which it inlines: shared, the function took its registers
+    /// through the stack, 4% of a two-row window's time.)
+    ///
+    /// # Safety
+    /// AVX-512F must be available.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn rank_loaded<const R: usize, M: LaneMask, const OWN_KEPT: bool>(
+        window: &OverlapLists<'_>,
+        mut v: [__m512i; R],
+        paired: bool,
+        own_removed: u32,
+    ) -> OverlapRanking {
+        let width = R * LANES;
+        debug_assert_eq!(M::low(width).count() as usize, width);
+        // Entries rotated to `n(h) << window_bits | h`, the order of the rank's ties, so that the
+        // runs come out in rank order (`u32::MAX` padding stays `u32::MAX`).
+        let rotate = _mm512_set1_epi32(window.len_bits as i32);
+        let padding = _mm512_set1_epi32(PADDING as i32);
         // Entries other than padding: after the sort they are the first `work` lanes (padding
         // is the largest value and sorts last).
         let mut work = 0;
@@ -455,12 +545,14 @@ mod avx512 {
         for (r, &reg) in v.iter().enumerate() {
             let previous = _mm512_alignr_epi32(reg, before, 15);
             starts |= M::at(_mm512_cmpneq_epu32_mask(reg, previous), r);
-            own_lanes |= M::at(_mm512_cmpeq_epu32_mask(reg, own), r);
+            if OWN_KEPT {
+                own_lanes |= M::at(_mm512_cmpeq_epu32_mask(reg, own), r);
+            }
             before = reg;
         }
         let entries = M::low(work);
         // The own window's run is counted (`a(g,g)`), not a candidate.
-        let own_overlap = own_lanes.count();
+        let own_overlap = own_lanes.count() + own_removed;
         let candidates = starts & entries & !own_lanes;
 
         // `levels[t - 1]`: the runs of at least `t` entries, found where an entry equals the one
@@ -623,8 +715,9 @@ mod tests {
         #[test]
         fn kernel_ranks_like_the_scalar_path(
             windows in 1u32..200,
-            // Up to 16 lists of up to 11: four registers, eight, or more than the kernel takes.
-            lengths in proptest::collection::vec(0usize..12, 0..17),
+            // Up to 24 lists of up to 11: four registers, eight, eight without the own entries,
+            // or more than the kernel takes.
+            lengths in proptest::collection::vec(0usize..12, 0..25),
             len_bits in 1u32..12,
             keep in 1usize..=MAX_KEEP,
             own_window in 0u32..200,
@@ -668,17 +761,68 @@ mod tests {
                 keep,
             };
             let work = entries.len();
+            let ranked = entries.iter().filter(|&&e| e != PADDING && e != own).count();
             match rank(&window) {
                 Some(fast) => prop_assert_eq!(fast, scalar(&window)),
-                None => prop_assert!(work > MAX_WORK || !available()),
+                None => prop_assert!(
+                    work > MAX_WORK || (work > SORTED_WORK && ranked > SORTED_WORK) || !available()
+                ),
             }
         }
     }
 
+    /// Twenty lists of 7 entries and padding, each holding the window's own entry (a 3-row
+    /// window of a shuffled grid): 160 entries, 120 without padding and its own, so the kernel
+    /// takes it as the scalar path ranks it; with one more entry in each list it declines.
+    #[test]
+    fn kernel_takes_large_windows_without_their_own_entries() {
+        let lists = |others: u32| -> (Vec<u32>, Vec<Range<usize>>) {
+            let mut entries = Vec::new();
+            let mut spans = Vec::new();
+            for c in 0..20u32 {
+                let start = entries.len();
+                // Window 0 (own) and windows 1 + (c + k) % 30: many repeats across lists.
+                let mut list: Vec<u32> = std::iter::once(0)
+                    .chain((0..others).map(|k| 1 + (c + 3 * k) % 30))
+                    .map(|h| h << 4 | 5)
+                    .collect();
+                list.sort_unstable();
+                list.dedup();
+                let stride = list.len().next_multiple_of(8);
+                list.resize(stride, PADDING);
+                entries.extend(list);
+                spans.push(start..entries.len());
+            }
+            (entries, spans)
+        };
+        let (entries, spans) = lists(6);
+        let window = OverlapLists {
+            entries: &entries,
+            spans: &spans,
+            own: 5,
+            n_g: 20,
+            len_bits: 4,
+            bounds: [30, 30],
+            keep: 8,
+        };
+        assert_eq!(entries.len(), 160);
+        if available() {
+            assert_eq!(rank(&window), Some(scalar(&window)));
+        }
+        let (entries, spans) = lists(7);
+        assert_eq!(entries.len(), 160);
+        let window = OverlapLists {
+            entries: &entries,
+            spans: &spans,
+            ..window
+        };
+        assert_eq!(rank(&window), None, "140 entries other than its own");
+    }
+
     #[test]
     fn kernel_declines_what_it_cannot_take() {
-        let entries: Vec<u32> = (0..140).collect();
-        let (long, short) = ([0..70, 70..129], [0..5, 5..10]);
+        let entries: Vec<u32> = (0..300).collect();
+        let (long, short) = ([0..150, 150..257], [0..5, 5..10]);
         let window = OverlapLists {
             entries: &entries,
             spans: &long,
