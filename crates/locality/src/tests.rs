@@ -179,6 +179,23 @@ proptest! {
     }
 
     #[test]
+    fn variable_windows_match_brute_force((a, _) in arb_windowed(40, 16)) {
+        // A window starts at row 0 and wherever `d(j-1, j) >= D/n`, with `D` and `d` from sets.
+        let f = sets(&a, &Windows::single_rows(a.nrows()));
+        let d: Vec<u64> = f.windows(2).map(|p| sym_diff(&p[0], &p[1])).collect();
+        let (total, n) = (d.iter().sum::<u64>(), a.nrows() as u64);
+        let mut expect: Vec<usize> = (1..a.nrows()).filter(|&j| d[j - 1] * n >= total).collect();
+        if n > 0 {
+            expect.insert(0, 0);
+        }
+        expect.push(a.nrows());
+        for par in [Parallelism::Sequential, Parallelism::Rayon] {
+            let windows = Windows::variable(&a, par);
+            prop_assert_eq!(windows.starts(), &expect[..]);
+        }
+    }
+
+    #[test]
     fn footprints_match_brute_force((a, w) in arb_windowed(24, 16)) {
         // Windows of one, two and more rows (merged, sorted), and one row per window, which
         // borrows the matrix's arrays instead of copying them.
