@@ -195,7 +195,7 @@ impl<'a> WindowGraph<'a> {
         }
         let codec = EntryCodec::new(nw);
         // Narrow offsets whenever they fit: the search reads them at random.
-        Ok(if footprints.columns().len() <= u32::MAX as usize {
+        Ok(if footprints.entries() <= u32::MAX as usize {
             Self::with_index::<u32>(footprints, options, codec, mirror)
         } else {
             Self::with_index::<usize>(footprints, options, codec, mirror)

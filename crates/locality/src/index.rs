@@ -224,7 +224,7 @@ impl<O: Offset> ColumnIndex<O> {
         let buckets = Buckets::new(ncols);
         let chunks = balanced_ranges(footprints.offsets(), par.threads());
         let counts: Vec<Vec<usize>> = par.map(chunks.clone(), |range| {
-            buckets.count(&footprints.columns()[chunk_entries(footprints, &range)])
+            buckets.count(range.flat_map(|g| footprints.get(g)))
         });
         // Staged pairs, bucket after bucket and, inside a bucket, chunk after chunk (so window
         // after window: the lists come out sorted).
@@ -235,7 +235,7 @@ impl<O: Offset> ColumnIndex<O> {
                 bounds.push(bounds[bounds.len() - 1] + count[b]);
             }
         }
-        let total = footprints.columns().len();
+        let total = footprints.entries();
         let mut staged = vec![0u64; total];
         let mut pieces_of: Vec<Vec<&mut [u64]>> = chunks.iter().map(|_| Vec::new()).collect();
         for (k, piece) in split_mut_at(&mut staged, &bounds).into_iter().enumerate() {
@@ -294,7 +294,7 @@ impl<O: Offset> ColumnIndex<O> {
         }
         let lengths = LengthTable::new(footprints);
         let offsets = footprints.offsets();
-        let entries = footprints.columns().len();
+        let entries = footprints.entries();
         if let Some(stride) = padded_stride(longest(offsets), windows, entries, hub_limit) {
             let list_of = |c: usize| {
                 footprints
@@ -306,7 +306,7 @@ impl<O: Offset> ColumnIndex<O> {
         }
         let chunks = balanced_ranges(offsets, 8 * par.threads());
         let bounds = offset_bounds(&chunks, offsets);
-        let mut entries = vec![0u32; footprints.columns().len()];
+        let mut entries = vec![0u32; footprints.entries()];
         // Written in place, chunk by chunk: fresh pages cost (see `WindowGraph`'s slots), and
         // per-chunk vectors joined afterwards wrote every offset twice.
         let mut ptr = vec![O::from_usize(0); windows + 1];
@@ -320,7 +320,7 @@ impl<O: Offset> ColumnIndex<O> {
         par.map(
             items,
             |((range, out), starts): ((Range<usize>, &mut [u32]), &mut [O])| {
-                let columns = &footprints.columns()[chunk_entries(footprints, &range)];
+                let columns = range.clone().flat_map(|g| footprints.get(g));
                 for (entry, &c) in out.iter_mut().zip(columns) {
                     *entry = codec.encode(c, lengths.get(c, footprints));
                 }
@@ -377,7 +377,7 @@ impl<O: Offset> ColumnIndex<O> {
                 })
             })
         };
-        let entries = footprints.columns().len();
+        let entries = footprints.entries();
         // A list is at most as long as its row: the rows bound the lists' lengths.
         if let Some(stride) = padded_stride(longest(rows.offsets()), n, entries, hub_limit) {
             let (index, total) = Self::strided(rows.offsets(), stride, codec, par, list_of);
@@ -389,7 +389,7 @@ impl<O: Offset> ColumnIndex<O> {
         });
         // As many entries as the footprints (so that they fit `O`), or not their transpose.
         let total: usize = counts.iter().flatten().sum();
-        if total != footprints.columns().len() {
+        if total != footprints.entries() {
             return None;
         }
         let mut ptr = Vec::with_capacity(n + 1);
@@ -645,7 +645,7 @@ impl Buckets {
     }
 
     /// Entries per bucket among `columns`.
-    fn count(self, columns: &[u32]) -> Vec<usize> {
+    fn count<'c>(self, columns: impl Iterator<Item = &'c u32>) -> Vec<usize> {
         let mut count = vec![0usize; self.len()];
         for &c in columns {
             count[(c >> self.shift) as usize] += 1;
@@ -710,11 +710,6 @@ impl Buckets {
             }
         }
     }
-}
-
-/// The positions in [`Footprints::columns`] of the windows of `range`.
-fn chunk_entries(footprints: &Footprints<'_>, range: &Range<usize>) -> Range<usize> {
-    footprints.offsets()[range.start]..footprints.offsets()[range.end]
 }
 
 #[cfg(test)]
