@@ -203,6 +203,27 @@ impl<'a> Footprints<'a> {
         &self.ptr
     }
 
+    /// Calls `f` with every column of the windows of `range`, in window order: one pass over an
+    /// array where the footprints are packed. (A 2% sample's windows are mostly empty: a call of
+    /// [`Self::get`] per window took its one-row build on the shuffled 1M-row grid from
+    /// 1.37-1.48 to 1.68-1.70 SpMVs.)
+    pub(crate) fn for_each_column(&self, range: std::ops::Range<usize>, mut f: impl FnMut(u32)) {
+        match &self.columns {
+            Columns::Packed(cols) => {
+                for &c in &cols[self.ptr[range.start]..self.ptr[range.end]] {
+                    f(c);
+                }
+            }
+            Columns::Borrowed { .. } => {
+                for g in range {
+                    for &c in self.get(g) {
+                        f(c);
+                    }
+                }
+            }
+        }
+    }
+
     /// `Σ n(g)`: the footprints' entries in all.
     pub fn entries(&self) -> usize {
         self.ptr[self.len()]

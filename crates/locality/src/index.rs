@@ -224,7 +224,9 @@ impl<O: Offset> ColumnIndex<O> {
         let buckets = Buckets::new(ncols);
         let chunks = balanced_ranges(footprints.offsets(), par.threads());
         let counts: Vec<Vec<usize>> = par.map(chunks.clone(), |range| {
-            buckets.count(range.flat_map(|g| footprints.get(g)))
+            let mut count = vec![0usize; buckets.len()];
+            footprints.for_each_column(range, |c| count[buckets.of(c)] += 1);
+            count
         });
         // Staged pairs, bucket after bucket and, inside a bucket, chunk after chunk (so window
         // after window: the lists come out sorted).
@@ -320,10 +322,12 @@ impl<O: Offset> ColumnIndex<O> {
         par.map(
             items,
             |((range, out), starts): ((Range<usize>, &mut [u32]), &mut [O])| {
-                let columns = range.clone().flat_map(|g| footprints.get(g));
-                for (entry, &c) in out.iter_mut().zip(columns) {
-                    *entry = codec.encode(c, lengths.get(c, footprints));
-                }
+                let mut out = out.iter_mut();
+                footprints.for_each_column(range.clone(), |c| {
+                    if let Some(entry) = out.next() {
+                        *entry = codec.encode(c, lengths.get(c, footprints));
+                    }
+                });
                 for (start, &offset) in starts.iter_mut().zip(&offsets[range]) {
                     *start = O::from_usize(offset);
                 }
@@ -644,13 +648,9 @@ impl Buckets {
         (b << self.shift).min(self.ncols)
     }
 
-    /// Entries per bucket among `columns`.
-    fn count<'c>(self, columns: impl Iterator<Item = &'c u32>) -> Vec<usize> {
-        let mut count = vec![0usize; self.len()];
-        for &c in columns {
-            count[(c >> self.shift) as usize] += 1;
-        }
-        count
+    /// The bucket of column `c`.
+    fn of(self, c: u32) -> usize {
+        (c >> self.shift) as usize
     }
 
     /// Writes the pairs `(column within its bucket) << 32 | entry` of the windows of `range`,
@@ -668,7 +668,7 @@ impl Buckets {
             let f_g = footprints.get(g);
             let entry = codec.encode(g as u32, f_g.len()) as u64;
             for &c in f_g {
-                let b = (c >> self.shift) as usize;
+                let b = self.of(c);
                 pieces[b][fill[b]] = ((c & low) as u64) << 32 | entry;
                 fill[b] += 1;
             }
