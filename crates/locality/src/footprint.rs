@@ -127,6 +127,8 @@ impl<'a> Footprints<'a> {
             for end in ends {
                 *end += entries;
             }
+            // Merged windows start at `nnz` and beyond (so does an empty row at the matrix's end,
+            // which reads as empty wherever it points).
             for at_g in at.iter_mut().filter(|at_g| **at_g >= nnz) {
                 *at_g += merged;
             }
