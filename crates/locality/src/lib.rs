@@ -57,10 +57,10 @@
 //!   the full matrix's shape) is used exactly like the full matrix: windows and graph are built on
 //!   the sample, and [`Windows::row_order`] gives the permutation to apply to the full matrix.
 //! - **Columns are rows of `Aᵀ`** ([`Axis::Columns`]): no second code path to keep in sync.
-//! - **Footprints as a CSR of columns** (memory `O(nnz)`), distances by merging sorted lists: exact
-//!   `d_w` for any pair costs `O(n(g) + n(h))` with no hashing. With one row per window they
-//!   *are* the matrix's rows, so [`Footprints`] and [`WindowGraph`] borrow the matrix (lifetime
-//!   `'a`) instead of copying it.
+//! - **Footprints as sorted column lists**, distances by merging them: exact `d_w` for any pair
+//!   costs `O(n(g) + n(h))` with no hashing. A one-row window's footprint *is* the matrix's row,
+//!   so [`Footprints`] and [`WindowGraph`] borrow the matrix (lifetime `'a`) and store only the
+//!   windows of two rows or more (memory `O(windows)` plus their entries).
 //! - **Candidates by an inverted index and reusable accumulators** (SpGEMM-style, `F·Fᵀ` row by
 //!   row): nothing is allocated per window. Each thread owns a small open-addressing table, sized
 //!   to the window's work and cleared through its list of used slots, which stays in L1 where a
