@@ -55,6 +55,10 @@ mod row_sum;
 // One AVX-512 masked load per call in a measured hot loop, behind a checked safe function.
 #[allow(unsafe_code)]
 pub mod short_intersection;
+// Two AVX-512 registers of short lists per call in a measured hot loop, behind a checked safe
+// function.
+#[allow(unsafe_code)]
+pub mod short_union;
 mod value;
 
 pub use any::{AnyCsr, Field};

@@ -154,7 +154,7 @@ pub fn rank(window: &OverlapLists<'_>) -> Option<OverlapRanking> {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod avx512 {
+pub(crate) mod avx512 {
     use super::{
         OverlapLists, OverlapRanking, MAX_KEEP, MAX_WORK, NARROW_WORK, PADDING, SORTED_WORK,
     };
@@ -307,11 +307,11 @@ mod avx512 {
         stage32::<8, 1, R>(v);
     }
 
-    /// The other stages: sorts `v` (4 or 8 registers) increasing from blocks of 8 alternately
+    /// The other stages: sorts `v` (2, 4 or 8 registers) increasing from blocks of 8 alternately
     /// increasing and decreasing.
     #[target_feature(enable = "avx512f")]
     fn sort_tail<const R: usize>(v: &mut [__m512i; R]) {
-        const { assert!((R == 4 || R == 8) && BLOCK == 8) };
+        const { assert!((R == 2 || R == 4 || R == 8) && BLOCK == 8) };
         stage32::<16, 8, R>(v);
         stage32::<16, 4, R>(v);
         stage32::<16, 2, R>(v);
@@ -321,12 +321,14 @@ mod avx512 {
         stage32::<32, 4, R>(v);
         stage32::<32, 2, R>(v);
         stage32::<32, 1, R>(v);
-        stage32::<64, 32, R>(v);
-        stage32::<64, 16, R>(v);
-        stage32::<64, 8, R>(v);
-        stage32::<64, 4, R>(v);
-        stage32::<64, 2, R>(v);
-        stage32::<64, 1, R>(v);
+        if R >= 4 {
+            stage32::<64, 32, R>(v);
+            stage32::<64, 16, R>(v);
+            stage32::<64, 8, R>(v);
+            stage32::<64, 4, R>(v);
+            stage32::<64, 2, R>(v);
+            stage32::<64, 1, R>(v);
+        }
         if R == 8 {
             // Registers 0-3 increase and 4-7 decrease: one more merge.
             stage32::<128, 64, R>(v);
@@ -337,6 +339,17 @@ mod avx512 {
             stage32::<128, 2, R>(v);
             stage32::<128, 1, R>(v);
         }
+    }
+
+    /// Sorts the 32 lanes of `v` increasing, each of whose blocks of 8 lanes is increasing
+    /// already (the short lists of [`crate::short_union`]).
+    #[target_feature(enable = "avx512f")]
+    pub(crate) fn sort32_of_sorted_blocks(v: &mut [__m512i; 2]) {
+        let reverse_upper = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 15, 14, 13, 12, 11, 10, 9, 8);
+        for reg in v.iter_mut() {
+            *reg = _mm512_permutexvar_epi32(reverse_upper, *reg);
+        }
+        sort_tail(v);
     }
 
     /// Whether every block of 8 lanes of `v` is non-decreasing.
