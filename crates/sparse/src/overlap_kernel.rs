@@ -341,14 +341,21 @@ pub(crate) mod avx512 {
         }
     }
 
-    /// Sorts the 32 lanes of `v` increasing, each of whose blocks of 8 lanes is increasing
-    /// already (the short lists of [`crate::short_union`]).
+    /// Reverses the upper block of 8 lanes of every register: increasing blocks then alternate
+    /// increasing and decreasing, as the network's 7th stage takes them.
     #[target_feature(enable = "avx512f")]
-    pub(crate) fn sort32_of_sorted_blocks(v: &mut [__m512i; 2]) {
+    fn alternate_blocks<const R: usize>(v: &mut [__m512i; R]) {
         let reverse_upper = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 15, 14, 13, 12, 11, 10, 9, 8);
         for reg in v.iter_mut() {
             *reg = _mm512_permutexvar_epi32(reverse_upper, *reg);
         }
+    }
+
+    /// Sorts the 32 lanes of `v` increasing, each of whose blocks of 8 lanes is increasing
+    /// already (the short lists of [`crate::short_union`]).
+    #[target_feature(enable = "avx512f")]
+    pub(crate) fn sort32_of_sorted_blocks(v: &mut [__m512i; 2]) {
+        alternate_blocks(v);
         sort_tail(v);
     }
 
@@ -538,12 +545,7 @@ pub(crate) mod avx512 {
             *reg = _mm512_rorv_epi32(*reg, rotate);
         }
         if paired && blocks_sorted(&v) {
-            // The network's blocks of 8 alternate increasing and decreasing.
-            let reverse_upper =
-                _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 15, 14, 13, 12, 11, 10, 9, 8);
-            for reg in &mut v {
-                *reg = _mm512_permutexvar_epi32(reverse_upper, *reg);
-            }
+            alternate_blocks(&mut v);
         } else {
             sort_blocks8(&mut v);
         }
