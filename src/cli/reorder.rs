@@ -8,7 +8,7 @@ use spmv_reorder::mtx::{self, MatrixMarket, ReadOptions, Symmetry, WriteOptions}
 use spmv_reorder::plot::{spy_png, SpyOptions};
 use spmv_reorder::reorder::{
     Method, PermuteMode, ReorderReport, Reorderer, Reordering, SamplerChoice, Stage, StartOrder,
-    WindowSpec, MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT,
+    WindowSpec, MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT, START_NEAR_BOUND_PERCENT,
 };
 use spmv_reorder::spmv::bench::{self, BenchConfig, Comparison};
 use std::path::{Path, PathBuf};
@@ -423,6 +423,13 @@ impl Summary<'_> {
         }
         if let Some(c) = r.rows.as_ref().and_then(|s| s.cache_check.as_ref()) {
             let path = match (&c.path, c.refined) {
+                (None, _) if let Some(near) = c.start_near_bound => {
+                    format!(
+                        "start order's D_w {} within {START_NEAR_BOUND_PERCENT}% of the lower \
+                         bound {}, so no TSP path was computed",
+                        near.start_cost, near.lower_bound
+                    )
+                }
                 (None, _) => format!(
                     "floor {}: no order can be priced {PATH_MARGIN_PERCENT}% below these, so no \
                      TSP path was computed",

@@ -76,7 +76,8 @@ pub use error::ReorderError;
 pub use info::MatrixInfo;
 pub use pipeline::{
     Reorderer, Reordering, Stage, MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT, REFINE_HEADROOM_PERCENT,
+    START_NEAR_BOUND_PERCENT,
 };
-pub use report::{CacheCheck, ReorderReport, SideReport, TspReport};
+pub use report::{CacheCheck, ReorderReport, SideReport, StartNearBound, TspReport};
 pub use sampler::SamplerChoice;
 pub use spec::{Method, PermuteMode, StartOrder, WindowSpec};

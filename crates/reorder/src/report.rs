@@ -90,8 +90,12 @@ pub struct CacheCheck {
     /// What no order can cost less than ([`spmv_reorder_locality::CacheModel::floor`]: every
     /// line of `x` read missed once by both levels).
     pub floor: ModelledCost,
-    /// The path's order; `None` when not even an order at the floor would have passed the check
-    /// against the input and start orders, and no path was computed.
+    /// Set when the window graph was built but no path computed, because the order the path
+    /// would start from was within [`crate::START_NEAR_BOUND_PERCENT`] of the graph's lower
+    /// bound.
+    pub start_near_bound: Option<StartNearBound>,
+    /// The path's order; `None` when no path was computed: not even an order at the floor would
+    /// have passed the check against the input and start orders, or `start_near_bound`.
     pub path: Option<ModelledCost>,
     /// The path after the 2-opt + Or-opt descent, before any refinement (`None` as `path`).
     pub draft: Option<ModelledCost>,
@@ -105,6 +109,31 @@ pub struct CacheCheck {
     pub tied: bool,
     /// `"path"`, `"start"` or `"input"`: the order returned.
     pub kept: &'static str,
+}
+
+/// The order a path would start from, against the window graph's lower bound of any path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct StartNearBound {
+    /// `D_w` of the windows in the start order.
+    pub start_cost: u64,
+    /// The graph's lower bound of a path's cost.
+    pub lower_bound: u64,
+}
+
+impl StartNearBound {
+    /// The start order's cost in `graph` (its windows in their order) and the graph's bound.
+    pub(crate) fn of(graph: &spmv_reorder_locality::WindowGraph<'_>) -> Self {
+        Self {
+            start_cost: graph.windowed_distance(spmv_reorder_locality::Parallelism::Rayon),
+            lower_bound: graph.path_lower_bound(),
+        }
+    }
+
+    /// Whether the start's cost is within [`crate::START_NEAR_BOUND_PERCENT`] of the bound.
+    pub fn holds(&self) -> bool {
+        self.start_cost as u128 * 100
+            <= self.lower_bound as u128 * (100 + crate::START_NEAR_BOUND_PERCENT) as u128
+    }
 }
 
 impl SideReport {
