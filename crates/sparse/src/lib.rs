@@ -9,9 +9,12 @@
 //!   kernels, the window graph's candidate search).
 //! - [`overlap_kernel`]: the window graph's candidate search for one small window in AVX-512
 //!   registers (sorting networks instead of a hash table), checked at run time.
+//! - [`short_intersection`] and [`short_union`]: intersections of short sorted lists (a pair, or
+//!   every pair of adjacent rows of a matrix) and unions of up to four, in AVX-512 registers.
 //!
-//! These two are the crate's only `unsafe` code (so that the crates above it need none), each
-//! behind a safe function that checks what the unsafe part relies on.
+//! The prefetch and these register kernels are the crate's only `unsafe` code (so that the
+//! crates above it need none), each behind a safe function that checks what the unsafe part
+//! relies on.
 //! - [`Value`]: the entry types, one per Matrix Market field (`f64`, `i64`, [`Complex64`], and `()`
 //!   for patterns), and [`AnyCsr`], a matrix of any of them.
 //!

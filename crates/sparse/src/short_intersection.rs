@@ -47,9 +47,9 @@ pub const NOT_COUNTED: u32 = u32::MAX;
 
 /// Writes `|C_i xor C_{i+1}| = |C_i| + |C_{i+1}| - 2|C_i ∩ C_{i+1}|` of rows `i = first + k` and
 /// `i + 1` of `a` to `out[k]`, for every `k`, when both rows have at most [`ADJACENT_MAX_LEN`]
-/// entries, and [`NOT_COUNTED`] otherwise (the caller counts those another way). Every pair is [`NOT_COUNTED`] on machines without AVX-512F
-/// and AVX-512CD, and for a matrix of more than `u32::MAX - 16` columns (the kernel pads with the
-/// top 16 values).
+/// entries, and [`NOT_COUNTED`] otherwise (the caller counts those another way). Every pair is
+/// [`NOT_COUNTED`] on machines without AVX-512F and AVX-512CD, and for a matrix of more than
+/// `u32::MAX - 16` columns (the kernel pads with the top 16 values).
 ///
 /// Both rows go in one register, row `i` in the low 8 lanes and row `i + 1` in the high ones, and
 /// the conflict detection instruction finds the entries of the second equal to one of the first;
