@@ -1166,6 +1166,61 @@ mod tests {
     }
 
     #[test]
+    fn distances_after_are_those_of_the_reordered_pattern() {
+        // `D` after is computed from the rows in their new order, without the reordered pattern;
+        // it must equal `D` of that pattern, and so must `D_w` for one row per window.
+        let (sq, _) = shuffle_symmetric(&poisson2d(12, 9).unwrap(), 4).unwrap();
+        let rect = CsrMatrix::from_triplets(
+            4,
+            6,
+            vec![
+                (0, 5, 1.0),
+                (1, 0, 2.0),
+                (2, 5, 3.0),
+                (2, 1, 1.0),
+                (3, 2, 1.0),
+                (3, 0, 1.0),
+            ],
+        )
+        .unwrap();
+        let modes = [
+            PermuteMode::Symmetric,
+            PermuteMode::Rows,
+            PermuteMode::Cols,
+            PermuteMode::Both,
+        ];
+        for (a, mode) in modes
+            .iter()
+            .map(|&m| (&sq, m))
+            .chain([(&rect, PermuteMode::Both)])
+        {
+            for (method, window) in [
+                (Method::Tsp, "1"),
+                (Method::Tsp, "var"),
+                (Method::Rcm, "1"),
+                (Method::Rcm, "3"),
+            ] {
+                let r = quick()
+                    .method(method)
+                    .windows(window.parse().unwrap())
+                    .permute(Some(mode))
+                    .run(a)
+                    .unwrap();
+                let after = a.pattern().permute(&r.rows, &r.cols).unwrap();
+                let expect = total_distance(&after, Parallelism::Rayon);
+                assert_eq!(r.report.d_after, expect, "{mode:?} {method} {window}");
+                if window == "1" {
+                    assert_eq!(r.report.d_w_after, Some(expect), "{mode:?} {method}");
+                } else if method == Method::Rcm {
+                    let w = windows_for(window.parse().unwrap(), &after, None).unwrap();
+                    let d_w = windowed_distance(&after, &w, Parallelism::Rayon).unwrap();
+                    assert_eq!(r.report.d_w_after, Some(d_w), "{mode:?} {window}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn rectangular_matrices() {
         let a = CsrMatrix::from_triplets(
             3,
