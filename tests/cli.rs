@@ -195,6 +195,37 @@ fn main_job_writes_a_faithful_reordered_file() {
 }
 
 #[test]
+fn main_job_without_output_writes_nothing_and_still_benches_and_draws() {
+    // The reordered matrix is built only for what reads it: -o, --spy and --bench.
+    let dir = temp_dir();
+    let input = matrix("bcsstk05.mtx.gz");
+    let (ok, stdout, err) = run(&[input.to_str().unwrap(), "--threads", "2"], dir.path());
+    assert!(ok, "{err}");
+    assert!(stdout.contains("nothing written"), "{stdout}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    let (ok, stdout, err) = run(
+        &[
+            input.to_str().unwrap(),
+            "--bench",
+            "--spy",
+            "before.png,after.png",
+            "--threads",
+            "2",
+        ],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    assert!(
+        stdout.contains("SpMV") && stdout.contains("speedup"),
+        "{stdout}"
+    );
+    for png in ["before.png", "after.png"] {
+        let bytes = std::fs::read(dir.path().join(png)).unwrap();
+        assert!(bytes.starts_with(b"\x89PNG"), "{png} is a PNG");
+    }
+}
+
+#[test]
 fn main_job_never_overwrites_its_input_and_fails_cleanly() {
     let dir = temp_dir();
     let input = dir.path().join("in.mtx");

@@ -126,29 +126,34 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
         .run_with_progress(&pattern, &mut move |stage| show(&progress_bar, stage))
         .with_context(|| format!("reordering {}", input.display()))?;
     bar.set_message("writing");
-    let reordered = reordered_file(&file, &reordering)?;
-    if let Some(out) = &args.output {
+    // The reordered matrix, built only when something reads it (a summary alone does not).
+    let needed = args.output.is_some() || args.spy.is_some() || args.bench;
+    let reordered = needed
+        .then(|| reordered_file(&file, &reordering))
+        .transpose()?;
+    if let Some((out, reordered)) = args.output.as_ref().zip(reordered.as_ref()) {
         let opts = WriteOptions {
             threads: args.threads,
             ..Default::default()
         };
-        mtx::write_path(out, &reordered, &opts)?;
+        mtx::write_path(out, reordered, &opts)?;
     }
     let perm_files = write_permutations(&args, &reordering)?;
-    if let Some((before, after)) = &args.spy {
+    if let Some(((before, after), reordered)) = args.spy.as_ref().zip(reordered.as_ref()) {
         spy_png(&pattern, before, &SpyOptions::default())?;
         spy_png(&reordered.matrix.pattern(), after, &SpyOptions::default())?;
     }
-    let comparison = if args.bench {
-        bar.set_message("benchmarking SpMV before and after");
-        Some(benchmark(
-            &file,
-            &reordered,
-            &args,
-            reordering.report.reorder_seconds,
-        )?)
-    } else {
-        None
+    let comparison = match reordered.as_ref().filter(|_| args.bench) {
+        Some(reordered) => {
+            bar.set_message("benchmarking SpMV before and after");
+            Some(benchmark(
+                &file,
+                reordered,
+                &args,
+                reordering.report.reorder_seconds,
+            )?)
+        }
+        None => None,
     };
     bar.finish_and_clear();
     if let Some(path) = &args.report {
