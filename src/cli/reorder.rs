@@ -125,13 +125,13 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
     let reordering = reorderer
         .run_with_progress(&pattern, &mut move |stage| show(&progress_bar, stage))
         .with_context(|| format!("reordering {}", input.display()))?;
-    bar.set_message("writing");
     // The reordered matrix, built only when something reads it (a summary alone does not).
     let needed = args.output.is_some() || args.spy.is_some() || args.bench;
     let reordered = needed
         .then(|| reordered_file(&file, &reordering))
         .transpose()?;
     if let Some((out, reordered)) = args.output.as_ref().zip(reordered.as_ref()) {
+        bar.set_message("writing");
         let opts = WriteOptions {
             threads: args.threads,
             ..Default::default()
