@@ -155,9 +155,7 @@ pub fn rank(window: &OverlapLists<'_>) -> Option<OverlapRanking> {
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx512 {
-    use super::{
-        OverlapLists, OverlapRanking, MAX_KEEP, MAX_WORK, NARROW_WORK, PADDING, SORTED_WORK,
-    };
+    use super::{OverlapLists, OverlapRanking, MAX_KEEP, NARROW_WORK, PADDING, SORTED_WORK};
     use std::arch::x86_64::*;
     use std::ops::{BitAnd, BitOr, BitOrAssign, Not};
 
@@ -500,7 +498,9 @@ pub(crate) mod avx512 {
                 }
             }
         } else {
-            let mut buf = [PADDING; MAX_WORK];
+            // At most `R · 16 <= SORTED_WORK` entries (`spanned`, or 8 lanes a list when
+            // `paired`), not `MAX_WORK`: the buffer is filled with padding at every call.
+            let mut buf = [PADDING; SORTED_WORK];
             let mut at = 0;
             for span in window.spans {
                 let list = &window.entries[span.clone()];
@@ -508,7 +508,7 @@ pub(crate) mod avx512 {
                 at += if paired { BLOCK } else { list.len() };
             }
             for (r, reg) in v.iter_mut().enumerate() {
-                // SAFETY: `buf` holds `MAX_WORK >= R · 16` values; this reads 16 of them.
+                // SAFETY: `buf` holds `SORTED_WORK >= R · 16` values; this reads 16 of them.
                 *reg = unsafe { _mm512_loadu_si512(buf.as_ptr().add(r * LANES).cast()) };
             }
         }
