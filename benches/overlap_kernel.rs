@@ -8,9 +8,10 @@
 //! that they stay in L2: the kernel's own cost, without the search's cache misses. One-row
 //! windows (7 lists, 56 entries) take the kernel's four-register form, two-row windows (about 13
 //! lists, 104 entries) its eight-register form, and three-row windows (about 20 lists, 160
-//! entries) the same once their padding and own entries are left out. Prints the best of `--rounds` rounds of `--reps` passes
-//! over the windows, and a checksum of the results (equal checksums, equal rankings). On machines
-//! without AVX-512F the kernel declines and the bench says so.
+//! entries) the same once their padding and own entries are left out. Prints the best of
+//! `--rounds` rounds of `--reps` passes over the windows, and a checksum of the results (equal
+//! checksums, equal rankings). On machines without AVX-512F the kernel declines and the bench
+//! says so.
 //!
 //! ```text
 //! cargo bench --bench overlap_kernel -- [--n 100] [--windows 2048] [--rows 1] [--reps 300]

@@ -4,8 +4,9 @@
 //! Building is free for one row per window (the footprints borrow the matrix's rows). Other
 //! partitions borrow the rows of their one-row windows too and store only the windows of two rows
 //! or more (a merge, or a sort for three rows or more: `O(nnz log w)` at most), parallel over
-//! windows; memory `O(windows)` plus the merged windows' entries. A distance is a merge, `O(n(g) + n(h))`. SPEC section 2
-//! (thesis 4.2, equations 4.3-4.4). Called by [`crate::WindowGraph`] and by the CLI's `info` (D_w).
+//! windows; memory `O(windows)` plus the merged windows' entries. A distance is a merge,
+//! `O(n(g) + n(h))`. SPEC section 2 (thesis 4.2, equations 4.3-4.4). Called by
+//! [`crate::WindowGraph`] and by the CLI's `info` (D_w).
 
 use crate::distance::set_distance;
 use crate::error::LocalityError;
