@@ -147,8 +147,12 @@ fn main_job_writes_a_faithful_reordered_file() {
             "--report",
             report.to_str().unwrap(),
             // bcsstk05's x fits in cache: the check would compute no path and return the
-            // order as given or RCM's. The path tests more (and fills the TSP figures).
+            // order as given or RCM's. The path tests more (and fills the TSP figures). Without
+            // length runs its `D` is the path's (the runs may raise `D`: see
+            // `length_runs_sort_each_block_by_row_length_and_say_so`).
             "--no-cache-check",
+            "--length-runs",
+            "0",
             "--time-limit",
             "2",
             "--threads",
@@ -381,4 +385,53 @@ fn hub_limit_bounds_columns_and_says_so() {
     assert_eq!(bounded("256"), (0, false));
     assert_eq!(bounded("8"), (28 * 28, true));
     assert_eq!(bounded("5"), (28 * 28 + 4 * 28, true));
+}
+
+#[test]
+fn length_runs_sort_each_block_by_row_length_and_say_so() {
+    let dir = temp_dir();
+    let input = matrix("west0381.mtx.gz");
+    let lengths_of = |file: &str| {
+        let m = spmv_reorder::mtx::read_path(&dir.path().join(file), &Default::default())
+            .unwrap()
+            .matrix
+            .to_real();
+        (0..m.nrows()).map(|i| m.row_nnz(i)).collect::<Vec<_>>()
+    };
+    let reorder = |out: &str, runs: &str| {
+        let (ok, stdout, err) = run(
+            &[
+                input.to_str().unwrap(),
+                "--method",
+                "rcm",
+                "-o",
+                out,
+                "--length-runs",
+                runs,
+                "--report",
+                &format!("{out}.json"),
+            ],
+            dir.path(),
+        );
+        assert!(ok, "{err}");
+        let report = std::fs::read_to_string(dir.path().join(format!("{out}.json"))).unwrap();
+        (stdout, json(&report)["length_runs"].clone())
+    };
+    let (plain_out, plain_runs) = reorder("plain.mtx", "0");
+    let (runs_out, runs_block) = reorder("runs.mtx", "16");
+    assert!(plain_runs.is_null() && !plain_out.contains("--length-runs"));
+    assert_eq!(runs_block, 16);
+    assert!(
+        runs_out.contains("sorted by length in blocks of 16"),
+        "{runs_out}"
+    );
+    let (plain, runs) = (lengths_of("plain.mtx"), lengths_of("runs.mtx"));
+    // The same rows block by block, each block sorted by length; RCM's blocks were not.
+    let sorted = |b: &[usize]| b.windows(2).all(|w| w[0] <= w[1]);
+    assert!(plain.chunks(16).any(|b| !sorted(b)));
+    for (p, r) in plain.chunks(16).zip(runs.chunks(16)) {
+        let mut p = p.to_vec();
+        p.sort_unstable();
+        assert_eq!(p, r);
+    }
 }

@@ -93,6 +93,13 @@ pub struct ReorderArgs {
     /// O(windows · N) instead of O(windows²). The summary says how many columns were bounded.
     #[arg(long, default_value_t = 256, value_name = "N")]
     hub_limit: usize,
+    /// After ordering, sort the rows of every block of B consecutive rows by their number of
+    /// nonzeros (0: off). Runs of equal lengths let the CPU predict where each row's loop ends,
+    /// and every row stays within B - 1 places of where the ordering put it. Default: 32 for
+    /// tsp over one-row windows (1.06x the speed of RCM's order on the bundled matrices at one
+    /// thread, 1.4-1.5x on a 400k-row geometric graph), off for the other methods and windows.
+    #[arg(long, value_name = "B")]
+    length_runs: Option<usize>,
     /// No progress bars and no summary (errors are still printed).
     #[arg(short, long)]
     quiet: bool,
@@ -226,7 +233,8 @@ fn reorderer(args: &ReorderArgs) -> anyhow::Result<Reorderer> {
         .hub_limit(args.hub_limit)
         .max_kicks(Some(args.kicks))
         .start(args.start)
-        .cache_check((!args.no_cache_check).then(CacheModel::default)))
+        .cache_check((!args.no_cache_check).then(CacheModel::default))
+        .length_runs(args.length_runs))
 }
 
 /// Refuses an output path that names the input file (the input is never overwritten).
@@ -473,6 +481,13 @@ impl Summary<'_> {
                 misses(&c.input),
                 c.start
                     .map_or(String::new(), |m| format!(", RCM start {}", misses(&m))),
+            )?;
+        }
+        if let Some(block) = r.length_runs {
+            writeln!(
+                out,
+                "  runs       rows then sorted by length in blocks of {block} (--length-runs), so \
+                 that the CPU predicts where each row ends"
             )?;
         }
         if let Some(c) = &r.coverage {

@@ -24,7 +24,8 @@ impl Candidate {
     /// Parses an ordering spelled as the method followed by space-separated changes to `base`:
     /// a sampler (`random:0.02`, `dast-sim`, ...), `start=greedy|given|rcm`, `window=SPEC`,
     /// `check=off` (no cache check: the TSP path is returned as found), `kicks=N` (at most `N`
-    /// Chained Lin-Kernighan kicks; `kicks=n`: one per window).
+    /// Chained Lin-Kernighan kicks; `kicks=n`: one per window), `runs=B` (rows sorted by length
+    /// in blocks of `B`, `runs=0` for none: [`Reorderer::length_runs`]).
     /// For example `tsp`, `tsp random:0.02`, `tsp start=rcm window=var`, `rcm`. The label is the
     /// spelling with single spaces.
     ///
@@ -44,6 +45,8 @@ impl Candidate {
                 reorderer.cache_check(None)
             } else if let Some(k) = t.strip_prefix("kicks=") {
                 reorderer.max_kicks(parse_kicks(k)?)
+            } else if let Some(b) = t.strip_prefix("runs=") {
+                reorderer.length_runs(Some(parse_block(b)?))
             } else {
                 reorderer.sampler(t.parse::<SamplerChoice>()?)
             };
@@ -54,6 +57,16 @@ impl Candidate {
             reorderer,
         })
     }
+}
+
+/// The block of a `runs=B` token: a number of rows, 0 or 1 for none.
+fn parse_block(text: &str) -> Result<usize, ReorderError> {
+    text.parse::<usize>()
+        .map_err(|_| ReorderError::InvalidSpec {
+            what: "runs",
+            value: text.to_string(),
+            expected: "a number of rows (0: off)",
+        })
 }
 
 /// The budget of a `kicks=N` token: `N` kicks, or one per window for `kicks=n`.

@@ -65,6 +65,7 @@
 mod error;
 pub mod evaluate;
 pub mod info;
+pub mod length_runs;
 mod pipeline;
 mod report;
 mod sampler;
@@ -75,8 +76,8 @@ pub mod windows;
 pub use error::ReorderError;
 pub use info::MatrixInfo;
 pub use pipeline::{
-    Reorderer, Reordering, Stage, MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT, REFINE_HEADROOM_PERCENT,
-    START_NEAR_BOUND_PERCENT,
+    Reorderer, Reordering, Stage, DEFAULT_RUN_BLOCK, MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT,
+    REFINE_HEADROOM_PERCENT, START_NEAR_BOUND_PERCENT,
 };
 pub use report::{CacheCheck, ReorderReport, SideReport, StartNearBound, TspReport};
 pub use sampler::SamplerChoice;

@@ -20,6 +20,8 @@ pub struct ReorderReport {
     pub permute: String,
     /// Seed of every random choice.
     pub seed: u64,
+    /// Rows sorted by length in blocks of this many positions after ordering; `None`: not.
+    pub length_runs: Option<usize>,
     /// Wall-clock seconds of the whole reordering (sampling, windows, graph, ordering).
     pub reorder_seconds: f64,
     /// Seconds of the sampling stage alone.
