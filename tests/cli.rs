@@ -415,12 +415,17 @@ fn length_runs_sort_each_block_by_row_length_and_say_so() {
         );
         assert!(ok, "{err}");
         let report = std::fs::read_to_string(dir.path().join(format!("{out}.json"))).unwrap();
-        (stdout, json(&report)["length_runs"].clone())
+        (stdout, json(&report))
     };
-    let (plain_out, plain_runs) = reorder("plain.mtx", "0");
-    let (runs_out, runs_block) = reorder("runs.mtx", "16");
-    assert!(plain_runs.is_null() && !plain_out.contains("--length-runs"));
-    assert_eq!(runs_block, 16);
+    let (plain_out, plain_report) = reorder("plain.mtx", "0");
+    let (runs_out, runs_report) = reorder("runs.mtx", "16");
+    assert!(plain_report["length_runs"].is_null() && !plain_out.contains("--length-runs"));
+    assert_eq!(runs_report["length_runs"]["block"], 16);
+    // `D` without the runs is RCM's, as the plain run reports it.
+    assert_eq!(
+        runs_report["length_runs"]["D_without"],
+        plain_report["D_after"]
+    );
     assert!(
         runs_out.contains("sorted by length in blocks of 16"),
         "{runs_out}"

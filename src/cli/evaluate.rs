@@ -37,8 +37,10 @@ pub struct EvaluateArgs {
     /// An ordering to evaluate instead of the standard set (repeat the option for several): the
     /// method, then optional changes separated by spaces: a sampler, `start=greedy|given|rcm`,
     /// `window=SPEC`, `check=off` (return the TSP path without the cache check), `kicks=N` (at
-    /// most N Chained Lin-Kernighan kicks; `kicks=n`: one per window). E.g. `--ordering rcm
-    /// --ordering 'tsp start=rcm'`. The identity (the baseline) is always included.
+    /// most N Chained Lin-Kernighan kicks; `kicks=n`: one per window), `runs=B` (rows sorted by
+    /// length in blocks of B after ordering, `runs=0` for none: see `--length-runs`). E.g.
+    /// `--ordering rcm --ordering 'tsp start=rcm'`. The identity (the baseline) is always
+    /// included.
     #[arg(long = "ordering", value_name = "SPEC")]
     orderings: Vec<String>,
     /// Only matrices whose file name contains this text.

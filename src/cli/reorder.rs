@@ -483,11 +483,12 @@ impl Summary<'_> {
                     .map_or(String::new(), |m| format!(", RCM start {}", misses(&m))),
             )?;
         }
-        if let Some(block) = r.length_runs {
+        if let Some(runs) = r.length_runs {
             writeln!(
                 out,
-                "  runs       rows then sorted by length in blocks of {block} (--length-runs), so \
-                 that the CPU predicts where each row ends"
+                "  runs       rows then sorted by length in blocks of {} (--length-runs), so that \
+                 the CPU predicts where each row ends; D before the runs {}",
+                runs.block, runs.d_without
             )?;
         }
         if let Some(c) = &r.coverage {

@@ -4,7 +4,9 @@
 //! are measured side by side, alternating repetitions, so their ratios survive a noisy machine.
 //! Called by `spmv-reorder evaluate`.
 
-use crate::{Method, ReorderError, Reorderer, SamplerChoice, StartOrder, WindowSpec};
+use crate::{
+    Method, ReorderError, Reorderer, SamplerChoice, StartOrder, WindowSpec, DEFAULT_RUN_BLOCK,
+};
 use spmv_reorder_sparse::CsrMatrix;
 use spmv_reorder_spmv::bench::{run_many, BenchConfig};
 use spmv_reorder_spmv::Kernel;
@@ -99,7 +101,9 @@ pub struct EvaluateOptions {
 
 impl EvaluateOptions {
     /// The orderings of issue 7: identity, random, RCM, Gorder, degree, and TSP with full
-    /// information, with random 2% samples and with DAST-simulator samples.
+    /// information, with random 2% samples and with DAST-simulator samples; then RCM with the
+    /// default `tsp`'s length runs and `tsp` without them, which tell what the runs give apart
+    /// from the ordering.
     pub fn standard(seed: u64, time_limit: Option<Duration>) -> Self {
         let base = Reorderer::new().seed(seed).time_limit(time_limit);
         let mut candidates: Vec<Candidate> = Method::ALL
@@ -115,6 +119,9 @@ impl EvaluateOptions {
                 label: format!("tsp {sampler}"),
                 reorderer: base.clone().sampler(choice),
             });
+        }
+        for spelling in [format!("rcm runs={DEFAULT_RUN_BLOCK}"), "tsp runs=0".into()] {
+            candidates.push(Candidate::parse(&spelling, &base).expect("built-in specs parse"));
         }
         Self::with_candidates(candidates)
     }
@@ -504,7 +511,7 @@ mod tests {
         opts.reps = 2;
         let e = evaluate_matrix("grid", &a, &opts).unwrap();
         assert!(e.shuffled);
-        assert_eq!(e.results.len(), 8);
+        assert_eq!(e.results.len(), 10);
         let get = |l: &str| e.results.iter().find(|r| r.label == l).unwrap();
         assert_eq!(get("identity").speedup, vec![1.0]);
         assert!(
@@ -514,11 +521,12 @@ mod tests {
         // Here every order fits the modelled caches alike, so the check may keep the input.
         assert!(get("tsp").d <= get("identity").d);
         assert!(get("tsp random:0.02").sampled_fraction.unwrap() < 0.2);
+        assert!(get("tsp runs=0").d <= get("identity").d);
         let summary = summarize(std::slice::from_ref(&e));
         assert_eq!(summary.matrices, 1);
         assert_eq!(summary.geomean_speedup_tsp_over_rcm.len(), 1);
         let table = markdown_table(&[e]);
-        assert_eq!(table.lines().count(), 2 + 8);
+        assert_eq!(table.lines().count(), 2 + 10);
         assert!(table.contains("| grid | tsp |"));
     }
 }

@@ -79,6 +79,6 @@ pub use pipeline::{
     Reorderer, Reordering, Stage, DEFAULT_RUN_BLOCK, MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT,
     REFINE_HEADROOM_PERCENT, START_NEAR_BOUND_PERCENT,
 };
-pub use report::{CacheCheck, ReorderReport, SideReport, StartNearBound, TspReport};
+pub use report::{CacheCheck, LengthRuns, ReorderReport, SideReport, StartNearBound, TspReport};
 pub use sampler::SamplerChoice;
 pub use spec::{Method, PermuteMode, StartOrder, WindowSpec};

@@ -5,7 +5,7 @@
 //! Cost: sampling `O(sample)`; windows and graph `O(nnz)` plus the candidate search; the TSP solve
 //! within its budget. Called by the `spmv-reorder` main job and `evaluate`.
 
-use crate::report::{CacheCheck, ReorderReport, SideReport, StartNearBound, TspReport};
+use crate::report::{CacheCheck, LengthRuns, ReorderReport, SideReport, StartNearBound, TspReport};
 use crate::windows::{windows_for, SampledLatencies};
 use crate::{Method, PermuteMode, ReorderError, SamplerChoice, StartOrder, WindowSpec};
 use spmv_reorder_locality::{
@@ -253,13 +253,20 @@ impl Reorderer {
                 (p, Some(r))
             }
         };
-        let run_block = self.run_block();
-        let rows = match run_block {
-            Some(block) if mode != PermuteMode::Cols => {
+        let run_block = self.run_block().filter(|_| mode != PermuteMode::Cols);
+        let (rows, length_runs) = match run_block {
+            Some(block) => {
                 let ptr = a.row_ptr();
-                crate::length_runs::sort_lengths_in_blocks(&rows, block, |r| ptr[r + 1] - ptr[r])?
+                let runs = LengthRuns {
+                    block,
+                    d_without: d_in_order(&full, &rows)?,
+                };
+                let sorted = crate::length_runs::sort_lengths_in_blocks(&rows, block, |r| {
+                    ptr[r + 1] - ptr[r]
+                })?;
+                (sorted, Some(runs))
             }
-            _ => rows,
+            None => (rows, None),
         };
         let (cols, col_report) = match mode {
             PermuteMode::Symmetric => (rows.clone(), None),
@@ -311,7 +318,7 @@ impl Reorderer {
             start: (self.method == Method::Tsp).then(|| self.start_order().to_string()),
             permute: mode.to_string(),
             seed: self.seed,
-            length_runs: run_block.filter(|_| mode != PermuteMode::Cols),
+            length_runs,
             reorder_seconds,
             sampling_seconds,
             d_before,
@@ -938,8 +945,11 @@ mod tests {
         let sorted_in_blocks =
             |l: &[usize], block: usize| l.chunks(block).all(|b| b.windows(2).all(|w| w[0] <= w[1]));
         let plain = quick().run(&a).unwrap();
-        let runs = Reorderer::new().threads(Some(2)).run(&a).unwrap();
-        assert_eq!(runs.report.length_runs, Some(DEFAULT_RUN_BLOCK));
+        // The defaults' runs, on the same settings otherwise.
+        let runs = quick().length_runs(None).run(&a).unwrap();
+        let made = runs.report.length_runs.unwrap();
+        assert_eq!(made.block, DEFAULT_RUN_BLOCK);
+        assert_eq!(made.d_without, plain.report.d_after);
         assert_eq!(plain.report.length_runs, None);
         assert!(!sorted_in_blocks(&lengths(&plain.rows), DEFAULT_RUN_BLOCK));
         assert!(sorted_in_blocks(&lengths(&runs.rows), DEFAULT_RUN_BLOCK));

@@ -20,8 +20,8 @@ pub struct ReorderReport {
     pub permute: String,
     /// Seed of every random choice.
     pub seed: u64,
-    /// Rows sorted by length in blocks of this many positions after ordering; `None`: not.
-    pub length_runs: Option<usize>,
+    /// The length runs made after ordering ([`crate::Reorderer::length_runs`]); `None`: none.
+    pub length_runs: Option<LengthRuns>,
     /// Wall-clock seconds of the whole reordering (sampling, windows, graph, ordering).
     pub reorder_seconds: f64,
     /// Seconds of the sampling stage alone.
@@ -210,4 +210,14 @@ impl TspReport {
             improving_kicks: s.stats.improving_kicks,
         }
     }
+}
+
+/// Rows sorted by length in blocks after ordering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct LengthRuns {
+    /// Rows per block.
+    pub block: usize,
+    /// `D` of the order before the runs (`D_after` is that of the order with them).
+    #[serde(rename = "D_without")]
+    pub d_without: u64,
 }
