@@ -95,7 +95,8 @@ mod windows;
 
 pub use cache_model::{spmv_x_misses, x_misses, CacheModel, CacheShape, ModelledCost};
 pub use distance::{
-    adjacent_row_distances, intersection_len, row_distance, set_distance, total_distance, Axis,
+    adjacent_row_distances, distance_in_order, intersection_len, row_distance, set_distance,
+    total_distance, Axis,
 };
 pub use error::LocalityError;
 pub use footprint::{windowed_distance, Footprints};

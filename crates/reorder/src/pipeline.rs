@@ -9,7 +9,7 @@ use crate::report::{CacheCheck, LengthRuns, ReorderReport, SideReport, StartNear
 use crate::windows::{windows_for, SampledLatencies};
 use crate::{Method, PermuteMode, ReorderError, SamplerChoice, StartOrder, WindowSpec};
 use spmv_reorder_locality::{
-    total_distance, windowed_distance, CacheModel, Footprints, GraphOptions, ModelledCost,
+    distance_in_order, total_distance, windowed_distance, CacheModel, GraphOptions, ModelledCost,
     Parallelism, WindowGraph, Windows,
 };
 use spmv_reorder_peers::{self as peers, PeerOptions};
@@ -624,12 +624,11 @@ fn moved_windows(
 
 /// `D` of `pattern`'s rows in the order of `rows`: that of `P·A·Qᵀ` for any column order `Q`.
 fn d_in_order(pattern: &CsrMatrix<()>, rows: &Permutation) -> Result<u64, ReorderError> {
-    let rows_of = Footprints::new(
+    Ok(distance_in_order(
         pattern,
-        &Windows::single_rows(pattern.nrows()),
+        rows.new_to_old(),
         Parallelism::Rayon,
-    )?;
-    Ok(rows_of.path_cost(rows.new_to_old(), Parallelism::Rayon)?)
+    )?)
 }
 
 /// Whether the rows of `structure` have a lower `D` in order `start` than in order `input`.

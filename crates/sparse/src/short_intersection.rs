@@ -80,17 +80,57 @@ pub fn adjacent_xor_lens<T: crate::Value>(a: &crate::CsrMatrix<T>, first: usize,
     }
     let last = first + out.len() - 1;
     assert!(last + 1 < a.nrows(), "row {last} has no next row");
+    xor_lens(a, |k| first + k, out);
+}
+
+/// [`adjacent_xor_lens`] for rows taken in the order `rows`: writes `|C_r xor C_s|` of rows
+/// `r = rows[k]` and `s = rows[k + 1]` to `out[k]`, or [`NOT_COUNTED`], for every `k`. It measures
+/// an order's `D` without building the permuted matrix: see `spmv-reorder-locality`'s
+/// `distance_in_order`.
+///
+/// # Panics
+/// If `rows.len() != out.len() + 1` (for a non-empty `out`) or a row is not a row of `a`.
+///
+/// ```
+/// use spmv_reorder_sparse::short_intersection::{ordered_xor_lens, NOT_COUNTED};
+/// use spmv_reorder_sparse::CsrMatrix;
+///
+/// let a = CsrMatrix::from_triplets(3, 4, vec![(0, 1, 1.0), (0, 3, 1.0), (1, 3, 1.0), (2, 0, 1.0)])
+///     .unwrap();
+/// // Rows {0}, {1, 3} and {3}: three columns apart, then one.
+/// let mut xor = [0; 2];
+/// ordered_xor_lens(&a, &[2, 0, 1], &mut xor);
+/// assert!(xor == [3, 1] || xor == [NOT_COUNTED; 2]);
+/// ```
+pub fn ordered_xor_lens<T: crate::Value>(a: &crate::CsrMatrix<T>, rows: &[usize], out: &mut [u32]) {
+    if out.is_empty() {
+        return;
+    }
+    assert_eq!(rows.len(), out.len() + 1, "one row more than pairs");
+    let n = a.nrows();
+    assert!(rows.iter().all(|&r| r < n), "a row beyond the matrix's {n}");
+    xor_lens(a, |k| rows[k], out);
+}
+
+/// The pairs `(row(k), row(k + 1))` for `k < out.len()`, through the kernel when the machine and
+/// the matrix allow, else [`NOT_COUNTED`]. `row` must give rows of `a` (it is indexed with them).
+fn xor_lens<T: crate::Value>(
+    a: &crate::CsrMatrix<T>,
+    row: impl Fn(usize) -> usize,
+    out: &mut [u32],
+) {
     #[cfg(target_arch = "x86_64")]
     if a.ncols() <= (u32::MAX - 16) as usize
         && crate::overlap_kernel::available()
         && std::arch::is_x86_feature_detected!("avx512cd")
     {
-        // SAFETY: AVX-512F and AVX-512CD are present (checked above), every row `i + 1` with `i`
-        // of the pairs exists (asserted), and the columns are below `u32::MAX - 16` (checked), as
-        // `avx512::adjacent_xor_lens` requires.
-        unsafe { avx512::adjacent_xor_lens(a.row_ptr(), a.col_idx(), first, out) };
+        // SAFETY: AVX-512F and AVX-512CD are present (checked above), `a` is a valid CSR
+        // structure (its invariant) and its columns are below `u32::MAX - 16` (checked), as
+        // `avx512::xor_lens` requires; a row out of range panics on indexing `row_ptr`.
+        unsafe { avx512::xor_lens(a.row_ptr(), a.col_idx(), row, out) };
         return;
     }
+    let _ = (a, &row);
     out.fill(NOT_COUNTED);
 }
 
@@ -123,17 +163,18 @@ mod avx512 {
         matched.count_ones() as usize
     }
 
-    /// See [`super::adjacent_xor_lens`].
+    /// See [`super::adjacent_xor_lens`] and [`super::ordered_xor_lens`]: the pairs are
+    /// `(row(k), row(k + 1))`.
     ///
     /// # Safety
     /// The CPU must have AVX-512F and AVX-512CD; `row_ptr` and `col_idx` must be a valid CSR
     /// structure (offsets non-decreasing and within `col_idx`) with every column below
-    /// `u32::MAX - 16`, and `first + out.len() + 1 < row_ptr.len()`.
+    /// `u32::MAX - 16`. (A row out of range panics on indexing `row_ptr`.)
     #[target_feature(enable = "avx512f,avx512cd")]
-    pub(super) unsafe fn adjacent_xor_lens(
+    pub(super) unsafe fn xor_lens(
         row_ptr: &[usize],
         col_idx: &[u32],
-        first: usize,
+        row: impl Fn(usize) -> usize,
         out: &mut [u32],
     ) {
         // Padding lanes hold distinct values no column takes (the top 16 `u32`s), so that padding
@@ -141,23 +182,23 @@ mod avx512 {
         let padding = _mm512_setr_epi32(
             -1, -2, -3, -4, -5, -6, -7, -8, -9, -10, -11, -12, -13, -14, -15, -16,
         );
-        let low_half = |row: usize| {
-            let start = row_ptr[row];
-            let len = row_ptr[row + 1] - start;
+        let low_half = |i: usize| {
+            let start = row_ptr[i];
+            let len = row_ptr[i + 1] - start;
             let lanes = ((1u32 << len.min(super::ADJACENT_MAX_LEN)) - 1) as u16;
             // SAFETY: the mask reads at most the row's first 8 entries, all inside `col_idx`
             // (a valid CSR structure); masked-off lanes are neither read nor faulted on.
-            let row = unsafe {
+            let cols = unsafe {
                 _mm512_mask_loadu_epi32(padding, lanes, col_idx.as_ptr().add(start).cast())
             };
-            (len, lanes, row)
+            (len, lanes, cols)
         };
-        let (mut len, _, mut row) = low_half(first);
-        for (i, xor) in (first..).zip(out) {
-            let (next_len, next_lanes, next) = low_half(i + 1);
+        let (mut len, _, mut cols) = low_half(row(0));
+        for (k, xor) in out.iter_mut().enumerate() {
+            let (next_len, next_lanes, next) = low_half(row(k + 1));
             *xor = if len <= super::ADJACENT_MAX_LEN && next_len <= super::ADJACENT_MAX_LEN {
                 // Row `i` in lanes 0-7, row `i + 1` in lanes 8-15 with its own padding values.
-                let both = _mm512_inserti64x4(row, _mm512_castsi512_si256(next), 1);
+                let both = _mm512_inserti64x4(cols, _mm512_castsi512_si256(next), 1);
                 let both = _mm512_mask_mov_epi32(both, !(next_lanes << 8) & 0xFF00, padding);
                 // A lane's conflict bits mark the earlier lanes equal to it: within a row entries
                 // are distinct, so a high lane has some exactly when row `i` holds its column.
@@ -167,7 +208,7 @@ mod avx512 {
             } else {
                 super::NOT_COUNTED
             };
-            (len, row) = (next_len, next);
+            (len, cols) = (next_len, next);
         }
     }
 }
@@ -245,6 +286,50 @@ mod tests {
                 prop_assert_eq!(xor, if kernel && short { expect } else { NOT_COUNTED });
             }
         }
+
+        #[test]
+        fn rows_in_any_order_count_their_differences(
+            rows in proptest::collection::vec(proptest::collection::btree_set(0u32..24, 0..=11), 2..40),
+            seed in any::<u64>(),
+        ) {
+            // A row may follow itself or any other, in any order (rows repeat here).
+            let rows: Vec<Vec<u32>> = rows.into_iter().map(|r| r.into_iter().collect()).collect();
+            let a = matrix_of(&rows, 24);
+            let mut state = seed | 1;
+            let order: Vec<usize> = (0..2 * rows.len())
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state % rows.len() as u64) as usize
+                })
+                .collect();
+            let mut xor = vec![0; order.len() - 1];
+            ordered_xor_lens(&a, &order, &mut xor);
+            let kernel = crate::overlap_kernel::available()
+                && std::arch::is_x86_feature_detected!("avx512cd");
+            for (k, xor) in xor.into_iter().enumerate() {
+                let (s, t) = (&rows[order[k]], &rows[order[k + 1]]);
+                let short = s.len() <= ADJACENT_MAX_LEN && t.len() <= ADJACENT_MAX_LEN;
+                let common = s.iter().filter(|c| t.contains(c)).count();
+                let expect = (s.len() + t.len() - 2 * common) as u32;
+                prop_assert_eq!(xor, if kernel && short { expect } else { NOT_COUNTED });
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "one row more than pairs")]
+    fn ordered_rows_need_one_row_more_than_pairs() {
+        let a = matrix_of(&[vec![0], vec![1]], 2);
+        ordered_xor_lens(&a, &[0, 1], &mut [0; 2]);
+    }
+
+    #[test]
+    #[should_panic(expected = "a row beyond the matrix's 2")]
+    fn ordered_rows_must_be_rows() {
+        let a = matrix_of(&[vec![0], vec![1]], 2);
+        ordered_xor_lens(&a, &[0, 2], &mut [0; 1]);
     }
 
     #[test]
