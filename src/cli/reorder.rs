@@ -96,10 +96,18 @@ pub struct ReorderArgs {
     /// After ordering, sort the rows of every block of B consecutive rows by their number of
     /// nonzeros (0: off). Runs of equal lengths let the CPU predict where each row's loop ends,
     /// and every row stays within B - 1 places of where the ordering put it. Default: 32 for
-    /// tsp over one-row windows (1.06x the speed of RCM's order on the bundled matrices at one
-    /// thread, 1.4-1.5x on a 400k-row geometric graph), off for the other methods and windows.
+    /// tsp over one-row windows with the cache check (1.06x the speed of RCM's order on the
+    /// bundled matrices at one thread, 1.4-1.5x on a 400k-row geometric graph); off for the
+    /// other methods and windows, and with --no-cache-check (the path as found).
     #[arg(long, value_name = "B")]
     length_runs: Option<usize>,
+    /// What the TSP path pays, on top of the columns that change, for each change of row
+    /// length between consecutive rows (0: it minimises D alone, as the thesis does). A CSR
+    /// product mispredicts where the length changes, at about the cost of one x read that
+    /// misses L1. With 2, the path kept the lowest D on 28 of the 30 bundled matrices and ran
+    /// 1.04x as fast at one thread (1.01x with 0).
+    #[arg(long, value_name = "W", default_value_t = spmv_reorder::reorder::DEFAULT_LENGTH_CHANGE_COST)]
+    length_change_cost: u32,
     /// No progress bars and no summary (errors are still printed).
     #[arg(short, long)]
     quiet: bool,
@@ -234,7 +242,8 @@ fn reorderer(args: &ReorderArgs) -> anyhow::Result<Reorderer> {
         .max_kicks(Some(args.kicks))
         .start(args.start)
         .cache_check((!args.no_cache_check).then(CacheModel::default))
-        .length_runs(args.length_runs))
+        .length_runs(args.length_runs)
+        .length_change_cost(args.length_change_cost))
 }
 
 /// Refuses an output path that names the input file (the input is never overwritten).

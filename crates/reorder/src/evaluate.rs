@@ -27,7 +27,8 @@ impl Candidate {
     /// a sampler (`random:0.02`, `dast-sim`, ...), `start=greedy|given|rcm`, `window=SPEC`,
     /// `check=off` (no cache check: the TSP path is returned as found), `kicks=N` (at most `N`
     /// Chained Lin-Kernighan kicks; `kicks=n`: one per window), `runs=B` (rows sorted by length
-    /// in blocks of `B`, `runs=0` for none: [`Reorderer::length_runs`]).
+    /// in blocks of `B`, `runs=0` for none: [`Reorderer::length_runs`]), `length-cost=W` (the
+    /// path's price of a change of row length: [`Reorderer::length_change_cost`]).
     /// For example `tsp`, `tsp random:0.02`, `tsp start=rcm window=var`, `rcm`. The label is the
     /// spelling with single spaces.
     ///
@@ -48,7 +49,10 @@ impl Candidate {
             } else if let Some(k) = t.strip_prefix("kicks=") {
                 reorderer.max_kicks(parse_kicks(k)?)
             } else if let Some(b) = t.strip_prefix("runs=") {
-                reorderer.length_runs(Some(parse_block(b)?))
+                reorderer.length_runs(Some(parse_count("runs", b)?))
+            } else if let Some(w) = t.strip_prefix("length-cost=") {
+                let w = parse_count("length-cost", w)?;
+                reorderer.length_change_cost(u32::try_from(w).unwrap_or(u32::MAX))
             } else {
                 reorderer.sampler(t.parse::<SamplerChoice>()?)
             };
@@ -61,13 +65,13 @@ impl Candidate {
     }
 }
 
-/// The block of a `runs=B` token: a number of rows, 0 or 1 for none.
-fn parse_block(text: &str) -> Result<usize, ReorderError> {
+/// The number of a `runs=B` or `length-cost=W` token.
+fn parse_count(what: &'static str, text: &str) -> Result<usize, ReorderError> {
     text.parse::<usize>()
         .map_err(|_| ReorderError::InvalidSpec {
-            what: "runs",
+            what,
             value: text.to_string(),
-            expected: "a number of rows (0: off)",
+            expected: "a whole number (0: off)",
         })
 }
 

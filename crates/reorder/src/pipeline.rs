@@ -66,6 +66,7 @@ pub struct Reorderer {
     start: Option<StartOrder>,
     cache_check: Option<CacheModel>,
     length_runs: Option<usize>,
+    length_change_cost: u32,
 }
 
 impl Default for Reorderer {
@@ -92,6 +93,7 @@ impl Reorderer {
             start: None,
             cache_check: Some(CacheModel::default()),
             length_runs: None,
+            length_change_cost: DEFAULT_LENGTH_CHANGE_COST,
         }
     }
     /// The ordering method.
@@ -185,9 +187,9 @@ impl Reorderer {
 
     /// After ordering, sort the rows of every block of `block` consecutive positions by their
     /// number of nonzeros: `Some(0)` or `Some(1)` turn it off, `None` is the default (blocks of
-    /// [`DEFAULT_RUN_BLOCK`] for `tsp` over one-row windows, off for the peers, whose orders
-    /// stay as their authors define them, and for windows of several rows, whose rows keep their
-    /// order). Runs of equal lengths let the branch that ends each row's loop in a CSR product be
+    /// [`DEFAULT_RUN_BLOCK`] for `tsp` over one-row windows with the cache check; off for the
+    /// peers, whose orders stay as their authors define them, for windows of several rows, whose
+    /// rows keep their order, and without the check, which returns the path as found). Runs of equal lengths let the branch that ends each row's loop in a CSR product be
     /// predicted; see [`crate::length_runs`]. The columns follow the rows under a symmetric
     /// permutation; under `both` they keep their own order.
     pub fn length_runs(mut self, block: Option<usize>) -> Self {
@@ -195,12 +197,24 @@ impl Reorderer {
         self
     }
 
+    /// What the TSP path pays, on top of `d(g, h)`, for each pair of consecutive rows of different
+    /// lengths (one-row windows on the row side only; 0: the path minimises `D` alone, as the
+    /// thesis's). A CSR product mispredicts where a row's length differs from the last one's, at
+    /// about the cost of the `x` miss a changed column may bring; see
+    /// [`DEFAULT_LENGTH_CHANGE_COST`].
+    pub fn length_change_cost(mut self, cost: u32) -> Self {
+        self.length_change_cost = cost;
+        self
+    }
+
     /// The block of [`Self::length_runs`] in effect, `None` when off.
     fn run_block(&self) -> Option<usize> {
         match self.length_runs {
             Some(block) => (block > 1).then_some(block),
-            None => (self.method == Method::Tsp && self.window == WindowSpec::Fixed(1))
-                .then_some(DEFAULT_RUN_BLOCK),
+            None => (self.method == Method::Tsp
+                && self.window == WindowSpec::Fixed(1)
+                && self.cache_check.is_some())
+            .then_some(DEFAULT_RUN_BLOCK),
         }
     }
 
@@ -499,7 +513,24 @@ impl Reorderer {
                 return without_path(priced, first, Some(built));
             }
         }
-        let cands = candidate_lists(&graph)?;
+        // Rows' lengths in the graph's numbering, for the price of a length change.
+        let lengths =
+            (self.length_change_cost > 0 && side == "rows" && self.window == WindowSpec::Fixed(1))
+                .then(|| {
+                    let ptr = structure.row_ptr();
+                    (0..windows.len())
+                        .map(|g| {
+                            let r = first.as_ref().map_or(g, |p| p.new_to_old()[g]);
+                            ptr[r + 1] - ptr[r]
+                        })
+                        .collect::<Vec<_>>()
+                });
+        let oracle = WindowCost {
+            graph: &graph,
+            lengths: lengths.as_deref(),
+            change_cost: i64::from(self.length_change_cost),
+        };
+        let cands = candidate_lists(&oracle)?;
         // On a sample, windows without sampled nonzeros carry no information: keep the start
         // order and only make moves the sample shows to be strict improvements (no kicks, which
         // accept equal-cost moves), so that such windows keep their place instead of drifting.
@@ -517,7 +548,6 @@ impl Reorderer {
             max_kicks: self.max_kicks.or(Some(windows.len() as u64)),
             ..SolverOptions::default()
         };
-        let oracle = WindowCost(&graph);
         let budget = self.time_limit.map(|d| d.as_secs_f64());
         // `offset`: time the side's earlier solves took, so that the bar fills once over both.
         let solve =
@@ -596,7 +626,12 @@ impl Reorderer {
             tsp: Some(TspReport::from_solution(
                 &solution,
                 graph.path_lower_bound(),
-                graph.windowed_distance(Parallelism::Rayon),
+                oracle.identity_cost(),
+                if oracle.lengths.is_some() {
+                    self.length_change_cost
+                } else {
+                    0
+                },
             )),
             cache_check,
         };
@@ -678,6 +713,16 @@ pub const REFINE_HEADROOM_PERCENT: u64 = 15;
 /// 30 bundled matrices the start order was at least 1.43x the bound wherever a path was
 /// computed (docs/RESULTS.md, twelfth session).
 pub const START_NEAR_BOUND_PERCENT: u64 = 5;
+
+/// What the default TSP path pays for a change of row length between consecutive rows, in units
+/// of `d` (changed columns): [`Reorderer::length_change_cost`]. A mispredicted row end costs about
+/// 15 cycles here (docs/RESULTS.md, thirteenth session), about what the cache model charges for an
+/// `x` read that misses L1 and hits L2 (14), and not every changed column misses. On the 30 bundled
+/// matrices, shuffled, the path (`--no-cache-check --length-runs 0`) kept the lowest `D` on 28 of
+/// 30 with 1 and 2 and on 27 with 3 and 4, and ran 1.006, 1.018, 1.037-1.041, 1.037 and 1.061x as
+/// fast as RCM's order at one thread for 0 to 4 (0.985, 0.995, 0.991-1.004, 1.000 and 1.018x at
+/// two).
+pub const DEFAULT_LENGTH_CHANGE_COST: u32 = 2;
 
 /// Rows per block that the default `tsp` ordering sorts by length after ordering
 /// ([`Reorderer::length_runs`]). On the 30 bundled matrices, shuffled, blocks of 16, 32 and 64
@@ -857,17 +902,38 @@ fn column_max_latency(s: &Sample) -> Vec<Option<u32>> {
     max
 }
 
-/// The window graph as the TSP solver sees it: `cost(g, h) = d_w(g, h)`.
-struct WindowCost<'a>(&'a WindowGraph<'a>);
+/// The window graph as the TSP solver sees it: `cost(g, h) = d_w(g, h)`, plus `change_cost` when
+/// `lengths` (one per window) differ.
+struct WindowCost<'a> {
+    graph: &'a WindowGraph<'a>,
+    lengths: Option<&'a [usize]>,
+    change_cost: i64,
+}
 
-impl CostOracle for WindowCost<'_> {
-    fn cost(&self, a: usize, b: usize) -> i64 {
-        self.0.distance(a, b) as i64
+impl WindowCost<'_> {
+    fn length_change(&self, g: usize, h: usize) -> i64 {
+        self.lengths
+            .map_or(0, |l| self.change_cost * i64::from(l[g] != l[h]))
+    }
+
+    /// The cost of the windows in their own order.
+    fn identity_cost(&self) -> u64 {
+        let changes: i64 = (1..self.graph.len())
+            .map(|g| self.length_change(g - 1, g))
+            .sum();
+        self.graph.windowed_distance(Parallelism::Rayon) + changes as u64
     }
 }
 
-/// Each window's candidates with cost `n(g) + n(h) - 2·a(g,h)`.
-fn candidate_lists(graph: &WindowGraph<'_>) -> Result<CandidateLists, ReorderError> {
+impl CostOracle for WindowCost<'_> {
+    fn cost(&self, a: usize, b: usize) -> i64 {
+        self.graph.distance(a, b) as i64 + self.length_change(a, b)
+    }
+}
+
+/// Each window's candidates with cost `n(g) + n(h) - 2·a(g,h)` and the oracle's length change.
+fn candidate_lists(oracle: &WindowCost<'_>) -> Result<CandidateLists, ReorderError> {
+    let graph = oracle.graph;
     let mut offsets = Vec::with_capacity(graph.len() + 1);
     offsets.push(0);
     let entries = (0..graph.len()).map(|g| graph.candidates(g).len()).sum();
@@ -877,7 +943,10 @@ fn candidate_lists(graph: &WindowGraph<'_>) -> Result<CandidateLists, ReorderErr
         let ng = graph.footprint_len(g) as i64;
         for (h, a) in graph.candidates(g) {
             neighbours.push(h);
-            costs.push(ng + graph.footprint_len(h as usize) as i64 - 2 * a as i64);
+            costs.push(
+                ng + graph.footprint_len(h as usize) as i64 - 2 * a as i64
+                    + oracle.length_change(g, h as usize),
+            );
         }
         offsets.push(neighbours.len());
     }
@@ -928,6 +997,68 @@ mod tests {
             .threads(Some(2))
             .max_kicks(Some(200))
             .length_runs(Some(0))
+    }
+
+    /// The TSP objective of the rows in `r`'s order: `D`, plus the default length change cost for
+    /// each pair of consecutive rows of different lengths.
+    fn path_cost(r: &Reordering, a: &CsrMatrix<f64>) -> u64 {
+        let changes = r
+            .rows
+            .new_to_old()
+            .windows(2)
+            .filter(|w| a.row_nnz(w[0]) != a.row_nnz(w[1]))
+            .count() as u64;
+        let tsp = r.report.rows.as_ref().unwrap().tsp.as_ref().unwrap();
+        assert_eq!(tsp.length_change_cost, DEFAULT_LENGTH_CHANGE_COST);
+        r.report.d_after + u64::from(DEFAULT_LENGTH_CHANGE_COST) * changes
+    }
+
+    #[test]
+    fn the_path_pays_for_length_changes() {
+        let (a, _) = shuffle_symmetric(
+            &spmv_reorder_gen::random_geometric(3000, 8.0, 5).unwrap(),
+            3,
+        )
+        .unwrap();
+        let changes = |r: &Reordering| {
+            let rows = r.rows.new_to_old();
+            rows.windows(2)
+                .filter(|w| a.row_nnz(w[0]) != a.row_nnz(w[1]))
+                .count()
+        };
+        let path = |cost: u32, window: usize| {
+            let r = quick()
+                .cache_check(None)
+                .length_change_cost(cost)
+                .windows(WindowSpec::Fixed(window))
+                .run(&a)
+                .unwrap();
+            let charged = r
+                .report
+                .rows
+                .as_ref()
+                .unwrap()
+                .tsp
+                .as_ref()
+                .unwrap()
+                .length_change_cost;
+            (r, charged)
+        };
+        let (free, free_charged) = path(0, 1);
+        let (priced, priced_charged) = path(4, 1);
+        assert_eq!((free_charged, priced_charged), (0, 4));
+        assert_eq!(
+            priced.report.tsp_cost.unwrap() as usize,
+            priced.report.d_after as usize + 4 * changes(&priced)
+        );
+        assert!(
+            changes(&priced) * 5 < changes(&free) * 4,
+            "{} changes priced, {} free",
+            changes(&priced),
+            changes(&free)
+        );
+        // Windows of several rows have no row length of their own: not charged.
+        assert_eq!(path(4, 3).1, 0);
     }
 
     #[test]
@@ -1011,7 +1142,7 @@ mod tests {
         assert!(rows.cache_check.is_none());
         assert_eq!(
             unchecked.report.tsp_cost.unwrap() as u64,
-            unchecked.report.d_after,
+            path_cost(&unchecked, &a),
             "without the check the path is returned"
         );
         // A greedy start has no start order besides the input to compare with.
@@ -1173,7 +1304,7 @@ mod tests {
                 assert_eq!(Some(model.cost(&a, &r.rows, &r.cols)), c.path);
                 let tsp = side.tsp.as_ref().unwrap();
                 assert!(tsp.after_local_search_cost <= tsp.after_two_opt_cost);
-                assert_eq!(r.report.tsp_cost.unwrap() as u64, r.report.d_after);
+                assert_eq!(r.report.tsp_cost.unwrap() as u64, path_cost(&r, &a));
             }
         }
     }
@@ -1213,8 +1344,9 @@ mod tests {
         let tsp = rep.rows.as_ref().unwrap().tsp.as_ref().unwrap();
         assert!(tsp.lower_bound <= tsp.cost);
         assert_eq!(
-            tsp.cost as u64, rep.d_after,
-            "path cost is D of the reordered matrix"
+            tsp.cost as u64,
+            path_cost(&r, &a),
+            "path cost is D of the reordered matrix and its length changes"
         );
         // RCM, the classic peer, is beaten on D.
         let rcm = quick().method(Method::Rcm).run(&a).unwrap();

@@ -156,8 +156,11 @@ impl SideReport {
 /// The TSP path's cost, its lower bound and how the solver spent its time.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct TspReport {
-    /// Cost of the path (the sampled pattern's `D_w` in path order).
+    /// Cost of the path: the sampled pattern's `D_w` in path order, plus `length_change_cost` for
+    /// each pair of consecutive rows of different lengths.
     pub cost: i64,
+    /// What a change of row length added to the costs (0: they are `D_w` alone).
+    pub length_change_cost: u32,
     /// The path lower bound of SPEC section 4.
     pub lower_bound: i64,
     /// `(cost - bound) / bound`.
@@ -191,10 +194,16 @@ impl TspReport {
     /// The report of `s`, with the window graph's path lower bound: the solver's own bound assumes
     /// each candidate list holds its node's cheapest edges, which overlap-ranked, truncated lists do
     /// not promise; the graph's bound also covers the pairs outside the lists.
-    pub(crate) fn from_solution(s: &PathSolution, lower_bound: u64, identity_cost: u64) -> Self {
+    pub(crate) fn from_solution(
+        s: &PathSolution,
+        lower_bound: u64,
+        identity_cost: u64,
+        length_change_cost: u32,
+    ) -> Self {
         let lower_bound = lower_bound as i64;
         TspReport {
             cost: s.cost,
+            length_change_cost,
             lower_bound,
             gap: s.gap(lower_bound),
             identity_cost,
