@@ -718,10 +718,10 @@ pub const START_NEAR_BOUND_PERCENT: u64 = 5;
 /// of `d` (changed columns): [`Reorderer::length_change_cost`]. A mispredicted row end costs about
 /// 15 cycles here (docs/RESULTS.md, thirteenth session), about what the cache model charges for an
 /// `x` read that misses L1 and hits L2 (14), and not every changed column misses. On the 30 bundled
-/// matrices, shuffled, the path (`--no-cache-check --length-runs 0`) kept the lowest `D` on 28 of
-/// 30 with 1 and 2 and on 27 with 3 and 4, and ran 1.006, 1.018, 1.037-1.041, 1.037 and 1.061x as
-/// fast as RCM's order at one thread for 0 to 4 (0.985, 0.995, 0.991-1.004, 1.000 and 1.018x at
-/// two).
+/// matrices, shuffled, the path (`--no-cache-check`) kept the lowest `D` on 28 of 30 with 2 and
+/// ran 1.014-1.035x as fast as RCM's order at one thread (four runs; 0.993 with 0). With 3 and 4
+/// it kept it on 27, with 6 on 22 and with 10 on 17, for at most 1.047x. At two threads none ran
+/// faster than RCM: 0.987-1.005.
 pub const DEFAULT_LENGTH_CHANGE_COST: u32 = 2;
 
 /// Rows per block that the default `tsp` ordering sorts by length after ordering
