@@ -51,8 +51,7 @@ impl Candidate {
             } else if let Some(b) = t.strip_prefix("runs=") {
                 reorderer.length_runs(Some(parse_count("runs", b)?))
             } else if let Some(w) = t.strip_prefix("length-cost=") {
-                let w = parse_count("length-cost", w)?;
-                reorderer.length_change_cost(u32::try_from(w).unwrap_or(u32::MAX))
+                reorderer.length_change_cost(parse_count("length-cost", w)?)
             } else {
                 reorderer.sampler(t.parse::<SamplerChoice>()?)
             };
@@ -66,13 +65,12 @@ impl Candidate {
 }
 
 /// The number of a `runs=B` or `length-cost=W` token.
-fn parse_count(what: &'static str, text: &str) -> Result<usize, ReorderError> {
-    text.parse::<usize>()
-        .map_err(|_| ReorderError::InvalidSpec {
-            what,
-            value: text.to_string(),
-            expected: "a whole number (0: off)",
-        })
+fn parse_count<N: std::str::FromStr>(what: &'static str, text: &str) -> Result<N, ReorderError> {
+    text.parse::<N>().map_err(|_| ReorderError::InvalidSpec {
+        what,
+        value: text.to_string(),
+        expected: "a whole number (0: off)",
+    })
 }
 
 /// The budget of a `kicks=N` token: `N` kicks, or one per window for `kicks=n`.
@@ -492,6 +490,9 @@ mod tests {
             "tsp bogus:1",
             "tsp kicks=-1",
             "tsp kicks=many",
+            "tsp runs=-2",
+            "tsp length-cost=4294967296",
+            "tsp length-cost=two",
         ] {
             assert!(Candidate::parse(bad, &base).is_err(), "{bad:?}");
         }

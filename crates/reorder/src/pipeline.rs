@@ -189,8 +189,9 @@ impl Reorderer {
     /// number of nonzeros: `Some(0)` or `Some(1)` turn it off, `None` is the default (blocks of
     /// [`DEFAULT_RUN_BLOCK`] for `tsp` over one-row windows with the cache check; off for the
     /// peers, whose orders stay as their authors define them, for windows of several rows, whose
-    /// rows keep their order, and without the check, which returns the path as found). Runs of equal lengths let the branch that ends each row's loop in a CSR product be
-    /// predicted; see [`crate::length_runs`]. The columns follow the rows under a symmetric
+    /// rows keep their order, and without the check, which returns the path as found). Runs of
+    /// equal lengths let the branch that ends each row's loop in a CSR product be predicted; see
+    /// [`crate::length_runs`]. The columns follow the rows under a symmetric
     /// permutation; under `both` they keep their own order.
     pub fn length_runs(mut self, block: Option<usize>) -> Self {
         self.length_runs = block;
@@ -726,7 +727,7 @@ pub const DEFAULT_LENGTH_CHANGE_COST: u32 = 2;
 
 /// Rows per block that the default `tsp` ordering sorts by length after ordering
 /// ([`Reorderer::length_runs`]). On the 30 bundled matrices, shuffled, blocks of 16, 32 and 64
-/// gave the same speed (1.060-1.070x RCM's at one thread, two runs); 32 keeps every row within
+/// gave the same speed (1.060, 1.064 and 1.070x RCM's at one thread, one run); 32 keeps every row within
 /// 31 places of where the ordering put it. On a shuffled random geometric graph of 400k rows it
 /// made RCM's order 1.42-1.50x as fast (docs/RESULTS.md, thirteenth session).
 pub const DEFAULT_RUN_BLOCK: usize = 32;
