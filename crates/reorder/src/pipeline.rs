@@ -720,9 +720,9 @@ pub const START_NEAR_BOUND_PERCENT: u64 = 5;
 /// 15 cycles here (docs/RESULTS.md, thirteenth session), about what the cache model charges for an
 /// `x` read that misses L1 and hits L2 (14), and not every changed column misses. On the 30 bundled
 /// matrices, shuffled, the path (`--no-cache-check`) kept the lowest `D` on 28 of 30 with 2 and
-/// ran 1.014-1.035x as fast as RCM's order at one thread (four runs; 0.993 with 0). With 3 and 4
-/// it kept it on 27, with 6 on 22 and with 10 on 17, for at most 1.047x. At two threads none ran
-/// faster than RCM: 0.987-1.005.
+/// ran 1.014-1.035x as fast as RCM's order at one thread (five runs; 0.993 with 0) and
+/// 0.979-1.000x at two. With 3 and 4 it kept it on 27, with 6 on 22 and with 10 on 17, for at
+/// most 1.047x at one thread and 1.005x at two.
 pub const DEFAULT_LENGTH_CHANGE_COST: u32 = 2;
 
 /// Rows per block that the default `tsp` ordering sorts by length after ordering
