@@ -130,6 +130,7 @@ fn xor_lens<T: crate::Value>(
         unsafe { avx512::xor_lens(a.row_ptr(), a.col_idx(), row, out) };
         return;
     }
+    // Off x86-64 neither is read.
     let _ = (a, &row);
     out.fill(NOT_COUNTED);
 }
@@ -197,11 +198,12 @@ mod avx512 {
         for (k, xor) in out.iter_mut().enumerate() {
             let (next_len, next_lanes, next) = low_half(row(k + 1));
             *xor = if len <= super::ADJACENT_MAX_LEN && next_len <= super::ADJACENT_MAX_LEN {
-                // Row `i` in lanes 0-7, row `i + 1` in lanes 8-15 with its own padding values.
+                // The pair's first row in lanes 0-7, its second in lanes 8-15 with its own padding
+                // values.
                 let both = _mm512_inserti64x4(cols, _mm512_castsi512_si256(next), 1);
                 let both = _mm512_mask_mov_epi32(both, !(next_lanes << 8) & 0xFF00, padding);
                 // A lane's conflict bits mark the earlier lanes equal to it: within a row entries
-                // are distinct, so a high lane has some exactly when row `i` holds its column.
+                // are distinct, so a high lane has some exactly when the first row holds its column.
                 let conflicts = _mm512_conflict_epi32(both);
                 let common = (_mm512_test_epi32_mask(conflicts, conflicts) & 0xFF00).count_ones();
                 (len + next_len) as u32 - 2 * common
