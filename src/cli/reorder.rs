@@ -8,7 +8,8 @@ use spmv_reorder::mtx::{self, MatrixMarket, ReadOptions, Symmetry, WriteOptions}
 use spmv_reorder::plot::{spy_png, SpyOptions};
 use spmv_reorder::reorder::{
     Method, PermuteMode, ReorderReport, Reorderer, Reordering, SamplerChoice, Stage, StartOrder,
-    WindowSpec, MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT, START_NEAR_BOUND_PERCENT,
+    WindowSpec, DEFAULT_LENGTH_CHANGE_COST, MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT,
+    START_NEAR_BOUND_PERCENT,
 };
 use spmv_reorder::spmv::bench::{self, BenchConfig, Comparison};
 use std::path::{Path, PathBuf};
@@ -107,7 +108,7 @@ pub struct ReorderArgs {
     /// misses L1. With 2, the path kept the lowest D on 28 of the 30 bundled matrices and ran
     /// 1.01-1.04x as fast as RCM's order at one thread (0.99x with 0). Not charged for windows
     /// of several rows nor on the column side.
-    #[arg(long, value_name = "W", default_value_t = spmv_reorder::reorder::DEFAULT_LENGTH_CHANGE_COST)]
+    #[arg(long, value_name = "W", default_value_t = DEFAULT_LENGTH_CHANGE_COST)]
     length_change_cost: u32,
     /// No progress bars and no summary (errors are still printed).
     #[arg(short, long)]

@@ -246,13 +246,18 @@ mod tests {
         /// that both the register kernel and the fallback count.
         #[test]
         fn distance_in_order_is_that_of_the_permuted_rows(
-            (rows, order) in proptest::collection::vec(proptest::collection::btree_set(0u32..30, 0..12), 0..300)
+            (rows, order) in proptest::collection::vec(
+                proptest::collection::btree_set(0u32..30, 0..12), 0..300,
+            )
                 .prop_flat_map(|rows| {
                     let n = rows.len();
                     (Just(rows), Just((0..n).collect::<Vec<usize>>()).prop_shuffle())
                 }),
         ) {
-            let triplets = rows.iter().enumerate().flat_map(|(i, r)| r.iter().map(move |&c| (i, c as usize, 1.0)));
+            let triplets = rows
+                .iter()
+                .enumerate()
+                .flat_map(|(i, r)| r.iter().map(move |&c| (i, c as usize, 1.0)));
             let a = CsrMatrix::from_triplets(rows.len(), 30, triplets).unwrap();
             let p = spmv_reorder_sparse::Permutation::from_new_to_old(order).unwrap();
             let permuted = a.permute_rows(&p).unwrap();

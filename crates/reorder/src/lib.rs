@@ -66,7 +66,8 @@
 //! - **The path pays for changes of row length** ([`Reorderer::length_change_cost`],
 //!   [`DEFAULT_LENGTH_CHANGE_COST`] = 2 changed columns each): with it the path kept the lowest `D`
 //!   on 28 of the 30 bundled matrices and ran 1.01-1.04x as fast as RCM at one thread, against
-//!   0.99x without. Where `x` exceeds L2 it did not help; there the cache check returns RCM's order.
+//!   0.99x without. Where `x` exceeds L2 it did not help; there the cache check returns RCM's
+//!   order.
 //! - **Sampled runs keep their start order** and make only strictly improving moves (no kicks):
 //!   windows without sampled nonzeros carry no information and would otherwise drift.
 #![forbid(unsafe_code)]

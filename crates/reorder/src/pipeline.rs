@@ -727,9 +727,9 @@ pub const DEFAULT_LENGTH_CHANGE_COST: u32 = 2;
 
 /// Rows per block that the default `tsp` ordering sorts by length after ordering
 /// ([`Reorderer::length_runs`]). On the 30 bundled matrices, shuffled, blocks of 16, 32 and 64
-/// gave the same speed (1.060, 1.064 and 1.070x RCM's at one thread, one run); 32 keeps every row within
-/// 31 places of where the ordering put it. On a shuffled random geometric graph of 400k rows it
-/// made RCM's order 1.42-1.50x as fast (docs/RESULTS.md, thirteenth session).
+/// gave the same speed (1.060, 1.064 and 1.070x RCM's at one thread, one run); 32 keeps every
+/// row within 31 places of where the ordering put it. On a shuffled random geometric graph of
+/// 400k rows it made RCM's order 1.42-1.50x as fast (docs/RESULTS.md, thirteenth session).
 pub const DEFAULT_RUN_BLOCK: usize = 32;
 
 /// What the cache check prices: SpMV's `x` reads of `structure` under a row order, and the same

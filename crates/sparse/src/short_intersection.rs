@@ -203,7 +203,8 @@ mod avx512 {
                 let both = _mm512_inserti64x4(cols, _mm512_castsi512_si256(next), 1);
                 let both = _mm512_mask_mov_epi32(both, !(next_lanes << 8) & 0xFF00, padding);
                 // A lane's conflict bits mark the earlier lanes equal to it: within a row entries
-                // are distinct, so a high lane has some exactly when the first row holds its column.
+                // are distinct, so a high lane has some exactly when the first row holds its
+                // column.
                 let conflicts = _mm512_conflict_epi32(both);
                 let common = (_mm512_test_epi32_mask(conflicts, conflicts) & 0xFF00).count_ones();
                 (len + next_len) as u32 - 2 * common
@@ -291,7 +292,9 @@ mod tests {
 
         #[test]
         fn rows_in_any_order_count_their_differences(
-            (rows, order) in proptest::collection::vec(proptest::collection::btree_set(0u32..24, 0..=11), 2..40)
+            (rows, order) in proptest::collection::vec(
+                proptest::collection::btree_set(0u32..24, 0..=11), 2..40,
+            )
                 .prop_flat_map(|rows| {
                     let n = rows.len();
                     (Just(rows), proptest::collection::vec(0..n, 2 * n))
