@@ -271,14 +271,12 @@ impl Reorderer {
         let run_block = self.run_block().filter(|_| mode != PermuteMode::Cols);
         let (rows, length_runs) = match run_block {
             Some(block) => {
-                let ptr = a.row_ptr();
                 let runs = LengthRuns {
                     block,
                     d_without: d_in_order(&full, &rows)?,
                 };
-                let sorted = crate::length_runs::sort_lengths_in_blocks(&rows, block, |r| {
-                    ptr[r + 1] - ptr[r]
-                })?;
+                let sorted =
+                    crate::length_runs::sort_lengths_in_blocks(&rows, block, |r| a.row_nnz(r))?;
                 (sorted, Some(runs))
             }
             None => (rows, None),
@@ -518,12 +516,8 @@ impl Reorderer {
         let lengths =
             (self.length_change_cost > 0 && side == "rows" && self.window == WindowSpec::Fixed(1))
                 .then(|| {
-                    let ptr = structure.row_ptr();
                     (0..windows.len())
-                        .map(|g| {
-                            let r = first.as_ref().map_or(g, |p| p.new_to_old()[g]);
-                            ptr[r + 1] - ptr[r]
-                        })
+                        .map(|g| structure.row_nnz(first.as_ref().map_or(g, |p| p.new_to_old()[g])))
                         .collect::<Vec<_>>()
                 });
         let oracle = WindowCost {
@@ -1000,15 +994,19 @@ mod tests {
             .length_runs(Some(0))
     }
 
-    /// The TSP objective of the rows in `r`'s order: `D`, plus the default length change cost for
-    /// each pair of consecutive rows of different lengths.
-    fn path_cost(r: &Reordering, a: &CsrMatrix<f64>) -> u64 {
-        let changes = r
-            .rows
+    /// Pairs of consecutive rows of different lengths in `r`'s row order.
+    fn length_changes(r: &Reordering, a: &CsrMatrix<f64>) -> usize {
+        r.rows
             .new_to_old()
             .windows(2)
             .filter(|w| a.row_nnz(w[0]) != a.row_nnz(w[1]))
-            .count() as u64;
+            .count()
+    }
+
+    /// The TSP objective of the rows in `r`'s order: `D`, plus the default length change cost for
+    /// each pair of consecutive rows of different lengths.
+    fn path_cost(r: &Reordering, a: &CsrMatrix<f64>) -> u64 {
+        let changes = length_changes(r, a) as u64;
         let tsp = r.report.rows.as_ref().unwrap().tsp.as_ref().unwrap();
         assert_eq!(tsp.length_change_cost, DEFAULT_LENGTH_CHANGE_COST);
         r.report.d_after + u64::from(DEFAULT_LENGTH_CHANGE_COST) * changes
@@ -1021,12 +1019,7 @@ mod tests {
             3,
         )
         .unwrap();
-        let changes = |r: &Reordering| {
-            let rows = r.rows.new_to_old();
-            rows.windows(2)
-                .filter(|w| a.row_nnz(w[0]) != a.row_nnz(w[1]))
-                .count()
-        };
+        let changes = |r: &Reordering| length_changes(r, &a);
         let path = |cost: u32, window: usize| {
             let r = quick()
                 .cache_check(None)
