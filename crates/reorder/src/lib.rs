@@ -59,9 +59,9 @@
 //!   L2 (docs/RESULTS.md). `--start greedy|given` keep the other starts.
 //! - **Length runs after the `tsp` order** ([`length_runs`], [`Reorderer::length_runs`]): the rows
 //!   of every block of [`DEFAULT_RUN_BLOCK`] positions are sorted by length, so that the branch
-//!   ending each row's loop is predicted. RCM's order with them ran 1.06x as fast at one thread on
-//!   the bundled matrices and 1.4-1.5x on a 400k-row geometric graph; they raise `D`, which does
-//!   not see that cost. Off for the peers, for windows of several rows and without the cache
+//!   ending each row's loop is predicted. RCM's order with them ran 1.17x as fast at one thread on
+//!   the bundled matrices and 1.24-1.31x on a 400k-row geometric graph (an Intel Xeon); they
+//!   raise `D`, which does not see that gain. Off for the peers, for windows of several rows and without the cache
 //!   check (which returns the path as found).
 //! - **The path pays for changes of row length** ([`Reorderer::length_change_cost`],
 //!   [`DEFAULT_LENGTH_CHANGE_COST`] = 2 changed columns each): with it the path kept the lowest `D`

@@ -720,11 +720,17 @@ pub const START_NEAR_BOUND_PERCENT: u64 = 5;
 pub const DEFAULT_LENGTH_CHANGE_COST: u32 = 2;
 
 /// Rows per block that the default `tsp` ordering sorts by length after ordering
-/// ([`Reorderer::length_runs`]). On the 30 bundled matrices, shuffled, blocks of 16, 32 and 64
-/// gave the same speed (1.060, 1.064 and 1.070x RCM's at one thread, one run); 32 keeps every
-/// row within 31 places of where the ordering put it. On a shuffled random geometric graph of
-/// 400k rows it made RCM's order 1.42-1.50x as fast (docs/RESULTS.md, thirteenth session).
-pub const DEFAULT_RUN_BLOCK: usize = 32;
+/// ([`Reorderer::length_runs`]). Measured against RCM's order on two machines (docs/RESULTS.md,
+/// thirteenth and fourteenth sessions):
+/// - On an Intel Xeon (L2 2 MiB), the 30 bundled matrices, shuffled, ran 1.12-1.13x as fast at
+///   one thread with blocks of 32, 1.16x with 64, 1.17-1.18x with 128 and 1.22x with 1024. A
+///   shuffled random geometric graph of 400k rows, whose `x` exceeds L2, peaked at 128-256
+///   (1.24-1.31x; 64: 1.16x, 512: 1.23-1.26x, the whole matrix 1.14x).
+/// - On an AMD EPYC (L2 1 MiB) the geometric graph ran 1.42-1.50x with 32, 1.42x with 128 and
+///   1.16x with 512; the bundled matrices gave the same with 16, 32 and 64.
+///
+/// 128 is the block that neither machine's large graph punished.
+pub const DEFAULT_RUN_BLOCK: usize = 128;
 
 /// What the cache check prices: SpMV's `x` reads of `structure` under a row order, and the same
 /// column order when symmetric, else the columns as they are.
