@@ -220,13 +220,19 @@ fn main_job_without_output_writes_nothing_and_still_benches_and_draws() {
     );
     assert!(ok, "{err}");
     assert!(
-        stdout.contains("SpMV") && stdout.contains("speedup"),
+        stdout.contains("SpMV") && stdout.contains("on 2 threads: speedup"),
         "{stdout}"
     );
     for png in ["before.png", "after.png"] {
         let bytes = std::fs::read(dir.path().join(png)).unwrap();
         assert!(bytes.starts_with(b"\x89PNG"), "{png} is a PNG");
     }
+    let (ok, stdout, err) = run(
+        &[input.to_str().unwrap(), "--bench", "--threads", "1"],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    assert!(stdout.contains("on 1 thread: speedup"), "{stdout}");
 }
 
 #[test]

@@ -522,12 +522,15 @@ impl Summary<'_> {
                 .map_or("never (not faster)".to_string(), |n| {
                     format!("after {n:.0} products")
                 });
+            let threads = match c.before.threads {
+                1 => "1 thread".to_string(),
+                t => format!("{t} threads"),
+            };
             writeln!(
                 out,
-                "  SpMV       {:.4} ms -> {:.4} ms on {} threads: speedup {:.2}x, the reordering pays off {be}",
+                "  SpMV       {:.4} ms -> {:.4} ms on {threads}: speedup {:.2}x, the reordering pays off {be}",
                 1e3 * c.before.median_s,
                 1e3 * c.after.median_s,
-                c.before.threads,
                 c.speedup
             )?;
         }
