@@ -711,12 +711,15 @@ pub const START_NEAR_BOUND_PERCENT: u64 = 5;
 
 /// What the default TSP path pays for a change of row length between consecutive rows, in units
 /// of `d` (changed columns): [`Reorderer::length_change_cost`]. A mispredicted row end costs about
-/// 15 cycles here (docs/RESULTS.md, thirteenth session), about what the cache model charges for an
-/// `x` read that misses L1 and hits L2 (14), and not every changed column misses. On the 30 bundled
-/// matrices, shuffled, the path (`--no-cache-check`) kept the lowest `D` on 28 of 30 with 2 and
-/// ran 1.014-1.035x as fast as RCM's order at one thread (five runs; 0.993 with 0) and
-/// 0.979-1.000x at two. With 3 and 4 it kept it on 27, with 6 on 22 and with 10 on 17, for at
-/// most 1.047x at one thread and 1.005x at two.
+/// 15 cycles on an AMD EPYC (docs/RESULTS.md, thirteenth session), about what the cache model
+/// charges for an `x` read that misses L1 and hits L2 (14), and not every changed column misses.
+/// On the 30 bundled matrices, shuffled, the path (`--no-cache-check`) keeps the lowest `D` on 28
+/// of 30 with 2. On the AMD host it ran 1.014-1.035x as fast as RCM's order at one thread (five
+/// runs; 0.993 with 0) and 0.979-1.000x at two; with 3 and 4 it kept the lowest `D` on 27, with 6
+/// on 22 and with 10 on 17, for at most 1.047x at one thread and 1.005x at two. On an Intel Xeon
+/// (fourteenth session) 2 ran 1.037-1.061x at one thread and 1.039-1.053x at two, 4 ran
+/// 1.098-1.111x and 1.070-1.073x with the lowest `D` on 27 of 30 (exactly 90%), 8 1.131x and
+/// 1.080x on 19. 2 keeps a margin in `D`.
 pub const DEFAULT_LENGTH_CHANGE_COST: u32 = 2;
 
 /// Rows per block that the default `tsp` ordering sorts by length after ordering
