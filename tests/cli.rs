@@ -446,3 +446,21 @@ fn length_runs_sort_each_block_by_row_length_and_say_so() {
         assert_eq!(p, r);
     }
 }
+
+#[test]
+fn help_states_the_library_defaults() {
+    use spmv_reorder::reorder::{DEFAULT_LENGTH_CHANGE_COST, DEFAULT_RUN_BLOCK};
+    let dir = temp_dir();
+    let (ok, out, err) = run(&["--help"], dir.path());
+    assert!(ok, "{err}");
+    // clap rewraps the help to the terminal's width.
+    let help = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains(&format!("Default: {DEFAULT_RUN_BLOCK} for tsp")),
+        "{help}"
+    );
+    assert!(
+        help.contains(&format!("[default: {DEFAULT_LENGTH_CHANGE_COST}]")),
+        "{help}"
+    );
+}

@@ -96,18 +96,17 @@ pub struct ReorderArgs {
     hub_limit: usize,
     /// After ordering, sort the rows of every block of B consecutive rows by their number of
     /// nonzeros (0: off). Runs of equal lengths let the CPU predict where each row's loop ends,
-    /// and every row stays within B - 1 places of where the ordering put it. Default: 32 for
-    /// tsp over one-row windows with the cache check (1.06x the speed of RCM's order on the
-    /// bundled matrices at one thread, 1.4-1.5x on a 400k-row geometric graph); off for the
-    /// other methods and windows, and with --no-cache-check (the path as found).
+    /// and every row stays within B - 1 places of where the ordering put it. Default: 128 for
+    /// tsp over one-row windows with the cache check (see the README's "Length runs"); off for
+    /// the other methods and windows, and with --no-cache-check (the path as found).
     #[arg(long, value_name = "B")]
     length_runs: Option<usize>,
     /// What the TSP path pays, on top of the columns that change, for each change of row
     /// length between consecutive rows (0: it minimises D alone, as the thesis does). A CSR
     /// product mispredicts where the length changes, at about the cost of one x read that
-    /// misses L1. With 2, the path kept the lowest D on 28 of the 30 bundled matrices and ran
-    /// 1.01-1.04x as fast as RCM's order at one thread (0.99x with 0). Not charged for windows
-    /// of several rows nor on the column side.
+    /// misses L1. With 2, the path kept the lowest D on 28 of the 30 bundled matrices (see the
+    /// README's "Length runs" for its speed). Not charged for windows of several rows nor on the
+    /// column side.
     #[arg(long, value_name = "W", default_value_t = DEFAULT_LENGTH_CHANGE_COST)]
     length_change_cost: u32,
     /// No progress bars and no summary (errors are still printed).
