@@ -59,15 +59,15 @@
 //!   L2 (docs/RESULTS.md). `--start greedy|given` keep the other starts.
 //! - **Length runs after the `tsp` order** ([`length_runs`], [`Reorderer::length_runs`]): the rows
 //!   of every block of [`DEFAULT_RUN_BLOCK`] positions are sorted by length, so that the branch
-//!   ending each row's loop is predicted. RCM's order with them ran 1.17x as fast at one thread on
-//!   the bundled matrices and 1.24-1.31x on a 400k-row geometric graph (an Intel Xeon); they
-//!   raise `D`, which does not see that gain. Off for the peers, for windows of several rows and without the cache
-//!   check (which returns the path as found).
+//!   ending each row's loop is predicted. RCM's order with them ran 1.16-1.18x as fast at one
+//!   thread on the bundled matrices and 1.24-1.31x on a 400k-row geometric graph (an Intel Xeon);
+//!   they raise `D`, which does not see that gain. Off for the peers, for windows of several rows
+//!   and without the cache check (which returns the path as found).
 //! - **The path pays for changes of row length** ([`Reorderer::length_change_cost`],
 //!   [`DEFAULT_LENGTH_CHANGE_COST`] = 2 changed columns each): with it the path kept the lowest `D`
-//!   on 28 of the 30 bundled matrices and ran 1.01-1.04x as fast as RCM at one thread, against
-//!   0.99x without. Where `x` exceeds L2 it did not help; there the cache check returns RCM's
-//!   order.
+//!   on 28 of the 30 bundled matrices and ran 1.04-1.06x as fast as RCM at one and two threads on
+//!   an Intel Xeon (0.97x / 1.02x without; 1.01-1.04x / 0.98-1.00x with it on an AMD EPYC). Where
+//!   `x` exceeds L2 it did not help; there the cache check returns RCM's order.
 //! - **Sampled runs keep their start order** and make only strictly improving moves (no kicks):
 //!   windows without sampled nonzeros carry no information and would otherwise drift.
 #![forbid(unsafe_code)]

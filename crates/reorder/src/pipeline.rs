@@ -726,7 +726,7 @@ pub const DEFAULT_LENGTH_CHANGE_COST: u32 = 2;
 /// ([`Reorderer::length_runs`]). Measured against RCM's order on two machines (docs/RESULTS.md,
 /// thirteenth and fourteenth sessions):
 /// - On an Intel Xeon (L2 2 MiB), the 30 bundled matrices, shuffled, ran 1.12-1.13x as fast at
-///   one thread with blocks of 32, 1.16x with 64, 1.17-1.18x with 128 and 1.22x with 1024. A
+///   one thread with blocks of 32, 1.16x with 64, 1.16-1.18x with 128 and 1.22x with 1024. A
 ///   shuffled random geometric graph of 400k rows, whose `x` exceeds L2, peaked at 128-256
 ///   (1.24-1.31x; 64: 1.16x, 512: 1.23-1.26x, the whole matrix 1.14x).
 /// - On an AMD EPYC (L2 1 MiB) the geometric graph ran 1.42-1.50x with 32, 1.42x with 128 and
