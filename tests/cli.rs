@@ -445,18 +445,40 @@ fn length_runs_sort_each_block_by_row_length_and_say_so() {
         p.sort_unstable();
         assert_eq!(p, r);
     }
+    // `auto` sorts all rows of a matrix this narrow together.
+    let (auto_out, auto_report) = reorder("auto.mtx", "auto");
+    assert_eq!(auto_report["length_runs"]["block"], 381);
+    assert!(
+        auto_out.contains("all rows then sorted by length together"),
+        "{auto_out}"
+    );
+    assert!(sorted(&lengths_of("auto.mtx")));
+    let (ok, _, err) = run(
+        &[input.to_str().unwrap(), "--length-runs", "all"],
+        dir.path(),
+    );
+    assert!(
+        !ok && err.contains("expected auto, or rows per block"),
+        "{err}"
+    );
 }
 
 #[test]
 fn help_states_the_library_defaults() {
-    use spmv_reorder::reorder::{DEFAULT_LENGTH_CHANGE_COST, DEFAULT_RUN_BLOCK};
+    use spmv_reorder::reorder::{
+        DEFAULT_LENGTH_CHANGE_COST, DEFAULT_RUN_BLOCK, SORT_ALL_MAX_COLUMNS,
+    };
     let dir = temp_dir();
     let (ok, out, err) = run(&["--help"], dir.path());
     assert!(ok, "{err}");
     // clap rewraps the help to the terminal's width.
     let help = out.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        help.contains(&format!("Default: {DEFAULT_RUN_BLOCK} for tsp")),
+        help.contains(&format!(
+            "all rows when the matrix has at most {SORT_ALL_MAX_COLUMNS} columns"
+        )) && help.contains(&format!(
+            "else blocks of {DEFAULT_RUN_BLOCK}. Default: auto for tsp"
+        )),
         "{help}"
     );
     assert!(

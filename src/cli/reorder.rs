@@ -7,8 +7,8 @@ use spmv_reorder::locality::{CacheModel, ModelledCost};
 use spmv_reorder::mtx::{self, MatrixMarket, ReadOptions, Symmetry, WriteOptions};
 use spmv_reorder::plot::{spy_png, SpyOptions};
 use spmv_reorder::reorder::{
-    Method, PermuteMode, ReorderReport, Reorderer, Reordering, SamplerChoice, Stage, StartOrder,
-    WindowSpec, DEFAULT_LENGTH_CHANGE_COST, MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT,
+    Method, PermuteMode, ReorderReport, Reorderer, Reordering, RunBlocks, SamplerChoice, Stage,
+    StartOrder, WindowSpec, DEFAULT_LENGTH_CHANGE_COST, MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT,
     START_NEAR_BOUND_PERCENT,
 };
 use spmv_reorder::spmv::bench::{self, BenchConfig, Comparison};
@@ -96,11 +96,13 @@ pub struct ReorderArgs {
     hub_limit: usize,
     /// After ordering, sort the rows of every block of B consecutive rows by their number of
     /// nonzeros (0: off). Runs of equal lengths let the CPU predict where each row's loop ends,
-    /// and every row stays within B - 1 places of where the ordering put it. Default: 128 for
-    /// tsp over one-row windows with the cache check (see the README's "Length runs"); off for
-    /// the other methods and windows, and with --no-cache-check (the path as found).
-    #[arg(long, value_name = "B")]
-    length_runs: Option<usize>,
+    /// and every row stays within B - 1 places of where the ordering put it. `auto`: all rows
+    /// when the matrix has at most 32768 columns (x then stays in cache whatever the order),
+    /// else blocks of 128. Default: auto for tsp over one-row windows with the cache check (see
+    /// the README's "Length runs"); off for the other methods and windows, and with
+    /// --no-cache-check (the path as found).
+    #[arg(long, value_name = "B|auto")]
+    length_runs: Option<RunBlocks>,
     /// What the TSP path pays, on top of the columns that change, for each change of row
     /// length between consecutive rows (0: it minimises D alone, as the thesis does). A CSR
     /// product mispredicts where the length changes, at about the cost of one x read that
@@ -498,11 +500,16 @@ impl Summary<'_> {
             )?;
         }
         if let Some(runs) = r.length_runs {
+            let which = if runs.block >= self.reordering.rows.len() {
+                "all rows then sorted by length together".to_string()
+            } else {
+                format!("rows then sorted by length in blocks of {}", runs.block)
+            };
             writeln!(
                 out,
-                "  runs       rows then sorted by length in blocks of {} (--length-runs), so that \
-                 the CPU predicts where each row ends; D before the runs {}",
-                runs.block, runs.d_without
+                "  runs       {which} (--length-runs), so that the CPU predicts where each row \
+                 ends; D before the runs {}",
+                runs.d_without
             )?;
         }
         if let Some(c) = &r.coverage {

@@ -4,9 +4,7 @@
 //! are measured side by side, alternating repetitions, so their ratios survive a noisy machine.
 //! Called by `spmv-reorder evaluate`.
 
-use crate::{
-    Method, ReorderError, Reorderer, SamplerChoice, StartOrder, WindowSpec, DEFAULT_RUN_BLOCK,
-};
+use crate::{Method, ReorderError, Reorderer, RunBlocks, SamplerChoice, StartOrder, WindowSpec};
 use spmv_reorder_sparse::CsrMatrix;
 use spmv_reorder_spmv::bench::{run_many, BenchConfig};
 use spmv_reorder_spmv::Kernel;
@@ -27,7 +25,8 @@ impl Candidate {
     /// a sampler (`random:0.02`, `dast-sim`, ...), `start=greedy|given|rcm`, `window=SPEC`,
     /// `check=off` (no cache check: the TSP path is returned as found), `kicks=N` (at most `N`
     /// Chained Lin-Kernighan kicks; `kicks=n`: one per window), `runs=B` (rows sorted by length
-    /// in blocks of `B`, `runs=0` for none: [`Reorderer::length_runs`]), `length-cost=W` (the
+    /// in blocks of `B`, `runs=0` for none, `runs=auto` as the default `tsp`:
+    /// [`Reorderer::length_runs`]), `length-cost=W` (the
     /// path's price of a change of row length: [`Reorderer::length_change_cost`]).
     /// For example `tsp`, `tsp random:0.02`, `tsp start=rcm window=var`, `rcm`. The label is the
     /// spelling with single spaces.
@@ -49,7 +48,7 @@ impl Candidate {
             } else if let Some(k) = t.strip_prefix("kicks=") {
                 reorderer.max_kicks(parse_kicks(k)?)
             } else if let Some(b) = t.strip_prefix("runs=") {
-                reorderer.length_runs(Some(parse_count("runs", b)?))
+                reorderer.length_runs(Some(b.parse::<RunBlocks>()?))
             } else if let Some(w) = t.strip_prefix("length-cost=") {
                 reorderer.length_change_cost(parse_count("length-cost", w)?)
             } else {
@@ -64,7 +63,7 @@ impl Candidate {
     }
 }
 
-/// The number of a `runs=B` or `length-cost=W` token.
+/// The number of a `length-cost=W` token.
 fn parse_count<N: std::str::FromStr>(what: &'static str, text: &str) -> Result<N, ReorderError> {
     text.parse::<N>().map_err(|_| ReorderError::InvalidSpec {
         what,
@@ -122,8 +121,8 @@ impl EvaluateOptions {
                 reorderer: base.clone().sampler(choice),
             });
         }
-        for spelling in [format!("rcm runs={DEFAULT_RUN_BLOCK}"), "tsp runs=0".into()] {
-            candidates.push(Candidate::parse(&spelling, &base).expect("built-in specs parse"));
+        for spelling in ["rcm runs=auto", "tsp runs=0"] {
+            candidates.push(Candidate::parse(spelling, &base).expect("built-in specs parse"));
         }
         Self::with_candidates(candidates)
     }
@@ -491,6 +490,7 @@ mod tests {
             "tsp kicks=-1",
             "tsp kicks=many",
             "tsp runs=-2",
+            "tsp runs=all",
             "tsp length-cost=4294967296",
             "tsp length-cost=two",
         ] {
@@ -527,6 +527,7 @@ mod tests {
         assert!(get("tsp").d <= get("identity").d);
         assert!(get("tsp random:0.02").sampled_fraction.unwrap() < 0.2);
         assert!(get("tsp runs=0").d <= get("identity").d);
+        assert!(get("rcm runs=auto").d > get("rcm").d);
         let summary = summarize(std::slice::from_ref(&e));
         assert_eq!(summary.matrices, 1);
         assert_eq!(summary.geomean_speedup_tsp_over_rcm.len(), 1);

@@ -57,12 +57,13 @@
 //!   of `x` across the next hundreds of rows that a bandwidth-reducing order gives; a path built
 //!   from pair distances alone (greedy start) lost up to 2x against RCM on grids whose `x` exceeds
 //!   L2 (docs/RESULTS.md). `--start greedy|given` keep the other starts.
-//! - **Length runs after the `tsp` order** ([`length_runs`], [`Reorderer::length_runs`]): the rows
-//!   of every block of [`DEFAULT_RUN_BLOCK`] positions are sorted by length, so that the branch
-//!   ending each row's loop is predicted. RCM's order with them ran 1.16-1.18x as fast at one
-//!   thread on the bundled matrices and 1.24-1.31x on a 400k-row geometric graph (an Intel Xeon);
-//!   they raise `D`, which does not see that gain. Off for the peers, for windows of several rows
-//!   and without the cache check (which returns the path as found).
+//! - **Length runs after the `tsp` order** ([`length_runs`], [`Reorderer::length_runs`],
+//!   [`RunBlocks`]): the rows are sorted by length, all together when the matrix has at most
+//!   [`SORT_ALL_MAX_COLUMNS`] columns, else in blocks of [`DEFAULT_RUN_BLOCK`] positions, so that
+//!   the branch ending each row's loop is predicted. RCM's order with them ran 1.23-1.24x as fast
+//!   at one thread on the bundled matrices and 1.24-1.31x on a 400k-row geometric graph (an Intel
+//!   Xeon); they raise `D`, which does not see that gain. Off for the peers, for windows of
+//!   several rows and without the cache check (which returns the path as found).
 //! - **The path pays for changes of row length** ([`Reorderer::length_change_cost`],
 //!   [`DEFAULT_LENGTH_CHANGE_COST`] = 2 changed columns each): with it the path kept the lowest `D`
 //!   on 28 of the 30 bundled matrices and ran 1.04-1.06x as fast as RCM at one and two threads on
@@ -88,8 +89,8 @@ pub use error::ReorderError;
 pub use info::MatrixInfo;
 pub use pipeline::{
     Reorderer, Reordering, Stage, DEFAULT_LENGTH_CHANGE_COST, DEFAULT_RUN_BLOCK, MODEL_TIE_PERCENT,
-    PATH_MARGIN_PERCENT, REFINE_HEADROOM_PERCENT, START_NEAR_BOUND_PERCENT,
+    PATH_MARGIN_PERCENT, REFINE_HEADROOM_PERCENT, SORT_ALL_MAX_COLUMNS, START_NEAR_BOUND_PERCENT,
 };
 pub use report::{CacheCheck, LengthRuns, ReorderReport, SideReport, StartNearBound, TspReport};
 pub use sampler::SamplerChoice;
-pub use spec::{Method, PermuteMode, StartOrder, WindowSpec};
+pub use spec::{Method, PermuteMode, RunBlocks, StartOrder, WindowSpec};

@@ -6,6 +6,7 @@
 //! within its budget. Called by the `spmv-reorder` main job and `evaluate`.
 
 use crate::report::{CacheCheck, LengthRuns, ReorderReport, SideReport, StartNearBound, TspReport};
+use crate::spec::RunBlocks;
 use crate::windows::{windows_for, SampledLatencies};
 use crate::{Method, PermuteMode, ReorderError, SamplerChoice, StartOrder, WindowSpec};
 use spmv_reorder_locality::{
@@ -65,7 +66,7 @@ pub struct Reorderer {
     max_kicks: Option<u64>,
     start: Option<StartOrder>,
     cache_check: Option<CacheModel>,
-    length_runs: Option<usize>,
+    length_runs: Option<RunBlocks>,
     length_change_cost: u32,
 }
 
@@ -185,16 +186,16 @@ impl Reorderer {
         self
     }
 
-    /// After ordering, sort the rows of every block of `block` consecutive positions by their
-    /// number of nonzeros: `Some(0)` or `Some(1)` turn it off, `None` is the default (blocks of
-    /// [`DEFAULT_RUN_BLOCK`] for `tsp` over one-row windows with the cache check; off for the
-    /// peers, whose orders stay as their authors define them, for windows of several rows, whose
-    /// rows keep their order, and without the check, which returns the path as found). Runs of
-    /// equal lengths let the branch that ends each row's loop in a CSR product be predicted; see
-    /// [`crate::length_runs`]. The columns follow the rows under a symmetric
-    /// permutation; under `both` they keep their own order.
-    pub fn length_runs(mut self, block: Option<usize>) -> Self {
-        self.length_runs = block;
+    /// After ordering, sort the rows of every block of consecutive positions by their number of
+    /// nonzeros ([`RunBlocks`]). `None` is the default: [`RunBlocks::Auto`] for `tsp` over
+    /// one-row windows with the cache check; off for the peers, whose orders stay as their
+    /// authors define them, for windows of several rows, whose rows keep their order, and
+    /// without the check, which returns the path as found. Runs of equal lengths let the branch
+    /// that ends each row's loop in a CSR product be predicted; see [`crate::length_runs`]. The
+    /// columns follow the rows under a symmetric permutation; under `both` they keep their own
+    /// order.
+    pub fn length_runs(mut self, runs: Option<RunBlocks>) -> Self {
+        self.length_runs = runs;
         self
     }
 
@@ -208,15 +209,20 @@ impl Reorderer {
         self
     }
 
-    /// The block of [`Self::length_runs`] in effect, `None` when off.
-    fn run_block(&self) -> Option<usize> {
-        match self.length_runs {
-            Some(block) => (block > 1).then_some(block),
-            None => (self.method == Method::Tsp
+    /// The block of [`Self::length_runs`] in effect for a matrix of `nrows` x `ncols`, `None`
+    /// when off.
+    fn run_block(&self, nrows: usize, ncols: usize) -> Option<usize> {
+        let runs = self.length_runs.unwrap_or(
+            if self.method == Method::Tsp
                 && self.window == WindowSpec::Fixed(1)
-                && self.cache_check.is_some())
-            .then_some(DEFAULT_RUN_BLOCK),
-        }
+                && self.cache_check.is_some()
+            {
+                RunBlocks::Auto
+            } else {
+                RunBlocks::Off
+            },
+        );
+        runs.block(nrows, ncols)
     }
 
     /// Reorders `a`: see [`Self::run_with_progress`].
@@ -268,7 +274,9 @@ impl Reorderer {
                 (p, Some(r))
             }
         };
-        let run_block = self.run_block().filter(|_| mode != PermuteMode::Cols);
+        let run_block = self
+            .run_block(a.nrows(), a.ncols())
+            .filter(|_| mode != PermuteMode::Cols);
         let (rows, length_runs) = match run_block {
             Some(block) => {
                 let runs = LengthRuns {
@@ -732,8 +740,23 @@ pub const DEFAULT_LENGTH_CHANGE_COST: u32 = 2;
 /// - On an AMD EPYC (L2 1 MiB) the geometric graph ran 1.42-1.50x with 32, 1.42x with 128 and
 ///   1.16x with 512; the bundled matrices gave the same with 16, 32 and 64.
 ///
-/// 128 is the block that neither machine's large graph punished.
+/// 128 is the block that neither machine's large graph punished. [`RunBlocks::Auto`] uses it for
+/// matrices of more than [`SORT_ALL_MAX_COLUMNS`] columns.
 pub const DEFAULT_RUN_BLOCK: usize = 128;
+
+/// Up to this many columns ([`RunBlocks::Auto`]: `x` of 256 KiB in `f64`, a quarter of the
+/// smaller L2 of the project's two hosts), the default length runs sort all rows together: `x`
+/// then stays in L2 whatever the order, and one run per row length is fewer changes than blocks
+/// make. Measured on an Intel Xeon (L2 2 MiB; docs/RESULTS.md, fourteenth session), RCM's order
+/// against RCM's at one thread:
+/// - the 30 bundled matrices, shuffled (28 within the limit): 1.233-1.240x with `auto`,
+///   1.166-1.174x with blocks of 128 everywhere (two runs; at two threads 1.158-1.181x and
+///   1.107-1.123x); the one steady loss was bcsstk13 (2,003 rows) at two threads, 0.90-0.96x;
+/// - generated and shuffled: random geometric graphs of 8k, 30k and 60k rows 2.40-2.47x,
+///   1.92x and 2.30-2.40x (blocks of 128: 2.10-2.11x, 1.84x, 2.16-2.23x), a banded matrix of 20k
+///   rows 1.38-1.40x (1.31-1.32x), an R-MAT graph of 32k rows 1.11-1.12x (1.04-1.05x);
+/// - beyond L2, a geometric graph of 400k rows 1.14x against 1.24-1.31x with blocks of 128.
+pub const SORT_ALL_MAX_COLUMNS: usize = 32_768;
 
 /// What the cache check prices: SpMV's `x` reads of `structure` under a row order, and the same
 /// column order when symmetric, else the columns as they are.
@@ -1000,7 +1023,7 @@ mod tests {
         Reorderer::new()
             .threads(Some(2))
             .max_kicks(Some(200))
-            .length_runs(Some(0))
+            .length_runs(Some(RunBlocks::Off))
     }
 
     /// Pairs of consecutive rows of different lengths in `r`'s row order.
@@ -1078,20 +1101,29 @@ mod tests {
         let sorted_in_blocks =
             |l: &[usize], block: usize| l.chunks(block).all(|b| b.windows(2).all(|w| w[0] <= w[1]));
         let plain = quick().run(&a).unwrap();
-        // The defaults' runs, on the same settings otherwise.
+        // The defaults' runs, on the same settings otherwise: this matrix has few enough
+        // columns for all its rows to be sorted together.
+        assert!(a.ncols() <= SORT_ALL_MAX_COLUMNS);
         let runs = quick().length_runs(None).run(&a).unwrap();
         let made = runs.report.length_runs.unwrap();
-        assert_eq!(made.block, DEFAULT_RUN_BLOCK);
+        assert_eq!(made.block, a.nrows());
         assert_eq!(made.d_without, plain.report.d_after);
         assert_eq!(plain.report.length_runs, None);
         assert!(!sorted_in_blocks(&lengths(&plain.rows), DEFAULT_RUN_BLOCK));
-        assert!(sorted_in_blocks(&lengths(&runs.rows), DEFAULT_RUN_BLOCK));
+        assert!(sorted_in_blocks(&lengths(&runs.rows), a.nrows()));
         assert_eq!(
             runs.rows,
-            crate::length_runs::sort_lengths_in_blocks(&plain.rows, DEFAULT_RUN_BLOCK, |r| a
-                .row_nnz(r))
-            .unwrap()
+            crate::length_runs::sort_lengths_in_blocks(&plain.rows, a.nrows(), |r| a.row_nnz(r))
+                .unwrap()
         );
+        // Blocks when asked for.
+        let blocks = quick()
+            .length_runs(Some(RunBlocks::Fixed(DEFAULT_RUN_BLOCK)))
+            .run(&a)
+            .unwrap();
+        assert_eq!(blocks.report.length_runs.unwrap().block, DEFAULT_RUN_BLOCK);
+        assert!(sorted_in_blocks(&lengths(&blocks.rows), DEFAULT_RUN_BLOCK));
+        assert!(!sorted_in_blocks(&lengths(&blocks.rows), a.nrows()));
         assert_eq!(runs.cols, runs.rows);
         assert_eq!(
             runs.report.d_after,
@@ -1100,7 +1132,7 @@ mod tests {
         // Off for the peers and for windows of several rows unless asked for.
         let rcm = Reorderer::new().method(Method::Rcm);
         assert_eq!(rcm.clone().run(&a).unwrap().report.length_runs, None);
-        let asked = rcm.length_runs(Some(8)).run(&a).unwrap();
+        let asked = rcm.length_runs(Some(RunBlocks::Fixed(8))).run(&a).unwrap();
         assert!(sorted_in_blocks(&lengths(&asked.rows), 8));
         let windowed = Reorderer::new()
             .windows(WindowSpec::Fixed(4))
@@ -1514,7 +1546,7 @@ mod tests {
             // On matrices this small the check computes no path (see `CacheModel::floor`):
             // without it the path is computed and returned.
             check in any::<bool>(),
-            runs in proptest::sample::select(vec![None, Some(3)]),
+            runs in proptest::sample::select(vec![None, Some(RunBlocks::Fixed(3)), Some(RunBlocks::Auto)]),
         ) {
             prop_assume!(mode != Some(PermuteMode::Symmetric) || a.nrows() == a.ncols());
             let model = check.then(CacheModel::default);
@@ -1532,7 +1564,8 @@ mod tests {
             if let (Some(cost), Some(bound)) = (r.report.tsp_cost, r.report.tsp_lower_bound) {
                 prop_assert!(bound <= cost, "bound {} above cost {}", bound, cost);
             }
-            if let (Some(block), false) = (runs, mode == Some(PermuteMode::Cols)) {
+            let block = runs.and_then(|r| r.block(a.nrows(), a.ncols()));
+            if let (Some(block), false) = (block, mode == Some(PermuteMode::Cols)) {
                 let lengths: Vec<usize> = (0..b.nrows()).map(|i| b.row_nnz(i)).collect();
                 for run in lengths.chunks(block) {
                     prop_assert!(run.windows(2).all(|w| w[0] <= w[1]), "{:?}", lengths);

@@ -1,5 +1,6 @@
 //! The choices a reordering is made of, each parsed from the spelling the CLI and reports use:
-//! [`WindowSpec`] (`1`, `N`, `var`, `latency[:avg|CYCLES][,zeros]`), [`Method`] and [`PermuteMode`].
+//! [`WindowSpec`] (`1`, `N`, `var`, `latency[:avg|CYCLES][,zeros]`), [`Method`], [`StartOrder`],
+//! [`PermuteMode`] and [`RunBlocks`] (`0`, `B`, `auto`).
 
 use crate::ReorderError;
 use std::fmt;
@@ -188,6 +189,63 @@ impl fmt::Display for StartOrder {
     }
 }
 
+/// Which consecutive rows the length runs sort by their number of nonzeros after ordering
+/// ([`crate::Reorderer::length_runs`], [`crate::length_runs`]). Spelled `0` (off), `B` (blocks of
+/// `B` rows) or `auto`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunBlocks {
+    /// No runs: the rows stay where the ordering put them.
+    Off,
+    /// Blocks of this many consecutive rows (0 and 1 mean off).
+    Fixed(usize),
+    /// All rows when the matrix has at most [`crate::SORT_ALL_MAX_COLUMNS`] columns, so that `x`
+    /// (in `f64`) stays in any current core's L2 whatever the order; else blocks of
+    /// [`crate::DEFAULT_RUN_BLOCK`], which keep the `x` locality the ordering made.
+    Auto,
+}
+
+impl RunBlocks {
+    /// The rows per block for a matrix of `nrows` x `ncols`, `None` when off.
+    pub fn block(self, nrows: usize, ncols: usize) -> Option<usize> {
+        match self {
+            RunBlocks::Off => None,
+            RunBlocks::Fixed(block) => (block > 1).then_some(block),
+            RunBlocks::Auto if ncols <= crate::SORT_ALL_MAX_COLUMNS => Some(nrows.max(2)),
+            RunBlocks::Auto => Some(crate::DEFAULT_RUN_BLOCK),
+        }
+    }
+}
+
+impl FromStr for RunBlocks {
+    type Err = ReorderError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        if s.eq_ignore_ascii_case("auto") {
+            return Ok(RunBlocks::Auto);
+        }
+        match s.parse::<usize>() {
+            Ok(0 | 1) => Ok(RunBlocks::Off),
+            Ok(block) => Ok(RunBlocks::Fixed(block)),
+            Err(_) => Err(ReorderError::InvalidSpec {
+                what: "length runs",
+                value: s.to_string(),
+                expected: "auto, or rows per block (0: off)",
+            }),
+        }
+    }
+}
+
+impl fmt::Display for RunBlocks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunBlocks::Off => f.write_str("0"),
+            RunBlocks::Fixed(block) => write!(f, "{block}"),
+            RunBlocks::Auto => f.write_str("auto"),
+        }
+    }
+}
+
 /// Which sides of the matrix are permuted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -296,5 +354,33 @@ mod tests {
             assert_eq!(s.to_string().parse::<StartOrder>().unwrap(), s);
         }
         assert!("metis".parse::<StartOrder>().is_err());
+    }
+
+    #[test]
+    fn run_blocks() {
+        for (text, runs) in [
+            ("auto", RunBlocks::Auto),
+            ("0", RunBlocks::Off),
+            ("32", RunBlocks::Fixed(32)),
+        ] {
+            assert_eq!(text.parse::<RunBlocks>().unwrap(), runs);
+            assert_eq!(runs.to_string(), text);
+        }
+        assert_eq!("1".parse::<RunBlocks>().unwrap(), RunBlocks::Off);
+        for bad in ["", "-3", "all", "1e3"] {
+            let e = bad.parse::<RunBlocks>().unwrap_err();
+            assert!(matches!(e, ReorderError::InvalidSpec { .. }), "{bad}: {e}");
+        }
+        // `auto` sorts all rows up to the column limit, blocks beyond it.
+        let limit = crate::SORT_ALL_MAX_COLUMNS;
+        assert_eq!(RunBlocks::Auto.block(500, limit), Some(500));
+        assert_eq!(RunBlocks::Auto.block(1, 1), Some(2));
+        assert_eq!(
+            RunBlocks::Auto.block(limit + 1, limit + 1),
+            Some(crate::DEFAULT_RUN_BLOCK)
+        );
+        assert_eq!(RunBlocks::Fixed(8).block(500, limit + 1), Some(8));
+        assert_eq!(RunBlocks::Off.block(500, 500), None);
+        assert_eq!(RunBlocks::Fixed(1).block(500, 500), None);
     }
 }
