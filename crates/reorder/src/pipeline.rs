@@ -752,9 +752,10 @@ pub const DEFAULT_RUN_BLOCK: usize = 128;
 /// - the 30 bundled matrices, shuffled (28 within the limit): 1.233-1.240x with `auto`,
 ///   1.166-1.174x with blocks of 128 everywhere (two runs; at two threads 1.158-1.181x and
 ///   1.107-1.123x); the one steady loss was bcsstk13 (2,003 rows) at two threads, 0.90-0.96x;
-/// - generated and shuffled: random geometric graphs of 8k, 30k and 60k rows 2.40-2.47x,
-///   1.92x and 2.30-2.40x (blocks of 128: 2.10-2.11x, 1.84x, 2.16-2.23x), a banded matrix of 20k
-///   rows 1.38-1.40x (1.31-1.32x), an R-MAT graph of 32k rows 1.11-1.12x (1.04-1.05x);
+/// - generated and shuffled, all rows sorted: random geometric graphs of 8k, 30k and 60k rows
+///   2.38-2.47x, 1.92x and 2.30-2.40x (blocks of 128: 2.10-2.29x, 1.83-1.84x, 2.16-2.23x), a
+///   banded matrix of 20k rows 1.38-1.42x (1.31-1.32x), an R-MAT graph of 32k rows 1.11-1.16x
+///   (1.04-1.06x);
 /// - beyond L2, a geometric graph of 400k rows 1.14x against 1.24-1.31x with blocks of 128.
 pub const SORT_ALL_MAX_COLUMNS: usize = 32_768;
 
