@@ -756,7 +756,8 @@ pub const DEFAULT_RUN_BLOCK: usize = 128;
 ///   2.38-2.47x, 1.92x and 2.30-2.40x (blocks of 128: 2.10-2.29x, 1.83-1.84x, 2.16-2.23x), a
 ///   banded matrix of 20k rows 1.38-1.42x (1.31-1.32x), an R-MAT graph of 32k rows 1.11-1.16x
 ///   (1.04-1.06x);
-/// - beyond L2, a geometric graph of 400k rows 1.14x against 1.24-1.31x with blocks of 128.
+/// - beyond L2, at two threads, a geometric graph of 400k rows 1.14x against 1.24-1.31x with
+///   blocks of 128.
 pub const SORT_ALL_MAX_COLUMNS: usize = 32_768;
 
 /// What the cache check prices: SpMV's `x` reads of `structure` under a row order, and the same
@@ -1547,7 +1548,9 @@ mod tests {
             // On matrices this small the check computes no path (see `CacheModel::floor`):
             // without it the path is computed and returned.
             check in any::<bool>(),
-            runs in proptest::sample::select(vec![None, Some(RunBlocks::Fixed(3)), Some(RunBlocks::Auto)]),
+            runs in proptest::sample::select(
+                vec![None, Some(RunBlocks::Fixed(3)), Some(RunBlocks::Auto)]
+            ),
         ) {
             prop_assume!(mode != Some(PermuteMode::Symmetric) || a.nrows() == a.ncols());
             let model = check.then(CacheModel::default);
