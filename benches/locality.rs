@@ -1,11 +1,14 @@
-//! Benchmark `locality`: the cost of building windows and the window graph, in SpMV-equivalents.
+//! Benchmark `locality`: the cost of building windows and the window graph, and of the cache
+//! check's replays, in SpMV-equivalents.
 //!
 //! Matrix: a 3D 7-point Poisson grid (default 100³ = 1M rows, about 7M nonzeros), symmetrically
 //! shuffled. Unit: a plain parallel CSR SpMV `y[i] = Σ a[k]·x[col[k]]` (rayon over row chunks) on
 //! the same matrix, timed in the same run, median of `--reps`. Cases: full information and a 2%
 //! random sample (each nonzero kept with probability `p`, a seeded sampler local to this bench),
-//! each with one row per window (`w=1`) and with variable windows. Targets (issue 3): full
-//! information within 20 SpMV-equivalents, 2% sample within 3.
+//! each with one row per window (`w=1`) and with variable windows; and `cache-check`, the
+//! [`CacheModel`] replays of the input order and RCM's that every default `tsp` run makes (side by
+//! side on the pool's threads, as the pipeline prices them). Targets (issue 3): full information
+//! within 20 SpMV-equivalents, 2% sample within 3; the cache check within 15.
 //!
 //! The target is checked on the side-by-side ratio: each build is timed right after its own unit
 //! (the median of five products), and the median of these ratios is taken, because the speed of
@@ -19,14 +22,21 @@
 //!
 //! ```text
 //! cargo bench --bench locality -- [--n 100] [--threads 2] [--reps 5] [--p 0.02] [--seed 1]
-//!     [--cases full-w1,full-variable,sample-w1,sample-variable] [--natural]
+//!     [--cases full-w1,full-variable,sample-w1,sample-variable,cache-check] [--natural]
 //! ```
 
 use rayon::prelude::*;
 use spmv_reorder_gen::{poisson3d, shuffle_symmetric};
-use spmv_reorder_locality::{Footprints, GraphOptions, Parallelism, WindowGraph, Windows};
-use spmv_reorder_sparse::CsrMatrix;
+use spmv_reorder_locality::{
+    CacheModel, Footprints, GraphOptions, Parallelism, WindowGraph, Windows,
+};
+use spmv_reorder_peers::{Method, PeerOptions};
+use spmv_reorder_sparse::{CsrMatrix, Permutation};
 use std::time::{Duration, Instant};
+
+/// The cache check's replays, in SpMV-equivalents side by side. Measured 9.9-12.4 on the
+/// shuffled 100³ grid at 2 threads (Intel Xeon host, fourteenth session; docs/RESULTS.md).
+const CHECK_TARGET: f64 = 15.0;
 
 /// Command-line settings.
 struct Args {
@@ -35,7 +45,8 @@ struct Args {
     reps: usize,
     p: f64,
     seed: u64,
-    /// Case names to run (all when empty): full-w1, full-variable, sample-w1, sample-variable.
+    /// Case names to run (all when empty): full-w1, full-variable, sample-w1, sample-variable,
+    /// cache-check.
     cases: Vec<String>,
     /// Keep the grid in its natural order (to see what locality of the input is worth).
     natural: bool,
@@ -215,20 +226,7 @@ fn case(
     let (t_graph, _) = median_time(args.reps, || {
         WindowGraph::build(m, &w, &opts).expect("windows match the matrix")
     });
-    // Side by side: the machine's speed drifts within seconds on a shared host (the unit
-    // measured 6.3-23 ms in one run), and moves a build and the unit timed just before it alike.
-    let mut paired: Vec<f64> = (0..args.reps.max(1))
-        .map(|_| {
-            let unit = unit_now();
-            let t = Instant::now();
-            let graph = build();
-            let build = t.elapsed();
-            drop(graph);
-            build.as_secs_f64() / unit.as_secs_f64()
-        })
-        .collect();
-    paired.sort_by(f64::total_cmp);
-    let paired = paired[paired.len() / 2];
+    let paired = side_by_side(args.reps, unit_now, build);
     let edges: usize = (0..graph.len()).map(|g| graph.candidates(g).len()).sum();
     let ratio = t_total.as_secs_f64() / unit.wall.as_secs_f64();
     let cpu_ratio = cpu_total.as_secs_f64() / unit.cpu.as_secs_f64().max(1e-9);
@@ -258,6 +256,69 @@ fn case(
         "{:<24} side by side: {paired:.2} SpMV (median over {} builds of each build over the unit timed just before it)",
         "",
         args.reps.max(1),
+    );
+    Ratios {
+        wall: ratio,
+        paired,
+        cpu: cpu_ratio,
+    }
+}
+
+/// The median over `reps` runs of `f` of each run's time over the unit timed just before it:
+/// the machine's speed drifts within seconds on a shared host (the unit measured 6.3-23 ms in one
+/// run), and moves a run and the unit timed just before it alike.
+fn side_by_side<R>(
+    reps: usize,
+    unit_now: &mut dyn FnMut() -> Duration,
+    mut f: impl FnMut() -> R,
+) -> f64 {
+    let mut paired: Vec<f64> = (0..reps.max(1))
+        .map(|_| {
+            let unit = unit_now();
+            let t = Instant::now();
+            let result = f();
+            let took = t.elapsed();
+            drop(result);
+            took.as_secs_f64() / unit.as_secs_f64()
+        })
+        .collect();
+    paired.sort_by(f64::total_cmp);
+    paired[paired.len() / 2]
+}
+
+/// The cache check's replays of the input order and RCM's (RCM itself not counted), priced side
+/// by side as the pipeline does; prints and returns its ratios to the SpMV unit.
+fn check_case(
+    m: &CsrMatrix<()>,
+    args: &Args,
+    unit: Unit,
+    unit_now: &mut dyn FnMut() -> Duration,
+) -> Ratios {
+    let model = CacheModel::default();
+    let rcm = spmv_reorder_peers::order(m, Method::Rcm, &PeerOptions::default()).expect("square");
+    let input = Permutation::identity(m.nrows());
+    let price = || {
+        rayon::join(
+            || model.cost(m, &input, &input),
+            || model.cost(m, &rcm, &rcm),
+        )
+    };
+    let (t_total, cpu_total, (input_cost, rcm_cost)) = timed(args.reps, price);
+    let paired = side_by_side(args.reps, unit_now, price);
+    let ratio = t_total.as_secs_f64() / unit.wall.as_secs_f64();
+    let cpu_ratio = cpu_total.as_secs_f64() / unit.cpu.as_secs_f64().max(1e-9);
+    println!(
+        "{:<24} modelled L1/L2 x misses: input {}/{}, RCM {}/{}",
+        "cache-check",
+        input_cost.l1_misses,
+        input_cost.l2_misses,
+        rcm_cost.l1_misses,
+        rcm_cost.l2_misses
+    );
+    println!(
+        "{:<24} total {:>8.1} ms = {ratio:>5.2} SpMV (CPU time: {cpu_ratio:.2} SpMV); side by side: {paired:.2} SpMV",
+        "",
+        ms(t_total),
     );
     Ratios {
         wall: ratio,
@@ -332,13 +393,20 @@ fn main() {
         ];
         let mut y_now = vec![0.0; a.nrows()];
         let mut results: Vec<(&str, Ratios, f64)> = Vec::new();
+        let wanted = |name: &str| args.cases.is_empty() || args.cases.iter().any(|c| c == name);
         for (name, m, variable, target) in all {
-            if args.cases.is_empty() || args.cases.iter().any(|c| c == name) {
+            if wanted(name) {
                 let unit = measure_unit();
                 let mut unit_now = || timed(5, || spmv(&a, &x, &mut y_now)).0;
                 let ratios = case(name, m, variable, &args, unit, &mut unit_now);
                 results.push((name, ratios, target));
             }
+        }
+        if wanted("cache-check") {
+            let unit = measure_unit();
+            let mut unit_now = || timed(5, || spmv(&a, &x, &mut y_now)).0;
+            let ratios = check_case(&full, &args, unit, &mut unit_now);
+            results.push(("cache-check", ratios, CHECK_TARGET));
         }
         println!(
             "\nratio (SpMV-equivalents: wall, side by side, CPU time; target on side by side):"
