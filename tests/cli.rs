@@ -486,3 +486,49 @@ fn help_states_the_library_defaults() {
         "{help}"
     );
 }
+
+#[test]
+fn a_draft_far_behind_at_its_checkpoint_is_set_aside_for_the_same_order() {
+    // bcsstk13 as read: partway down its descent the draft is priced more than 1.4x the input
+    // order, which the check keeps (RCM's is priced higher than the input's).
+    use spmv_reorder::reorder::DRAFT_ABANDON_PERCENT;
+    let dir = temp_dir();
+    let input = matrix("bcsstk13.mtx.gz");
+    let reorder = |extra: &[&str], perm: &str| {
+        let mut args = vec![input.to_str().unwrap(), "--perm-out", perm];
+        args.extend_from_slice(extra);
+        let (ok, stdout, err) = run(&args, dir.path());
+        assert!(ok, "{err}");
+        stdout
+    };
+    let out = reorder(&["--report", "r.json"], "tsp.perm");
+    let report = json(&std::fs::read_to_string(dir.path().join("r.json")).unwrap());
+    let check = &report["rows"]["cache_check"];
+    assert_eq!(check["draft_abandoned"], true, "{check}");
+    assert_eq!(check["refined"], false);
+    assert_eq!(check["kept"], "input");
+    let cycles = |v: &serde_json::Value| v["cycles"].as_u64().unwrap();
+    let others = cycles(&check["start"]).min(cycles(&check["input"]));
+    assert!(cycles(&check["draft"]) * 100 >= others * DRAFT_ABANDON_PERCENT);
+    assert!(
+        out.contains("partway through 2-opt (set aside there"),
+        "{out}"
+    );
+    // The order returned is the input's with the default's runs.
+    reorder(
+        &["--method", "identity", "--length-runs", "auto"],
+        "input.perm",
+    );
+    // The files' comments name the method; the permutations are the lines after them.
+    let read = |f: &str| {
+        let text = std::fs::read_to_string(dir.path().join(f)).unwrap();
+        text.lines()
+            .filter(|l| !l.starts_with('%'))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        read("tsp.perm") == read("input.perm"),
+        "not the input's order with runs"
+    );
+}

@@ -8,8 +8,8 @@ use spmv_reorder::mtx::{self, MatrixMarket, ReadOptions, Symmetry, WriteOptions}
 use spmv_reorder::plot::{spy_png, SpyOptions};
 use spmv_reorder::reorder::{
     Method, PermuteMode, ReorderReport, Reorderer, Reordering, RunBlocks, SamplerChoice, Stage,
-    StartOrder, WindowSpec, DEFAULT_LENGTH_CHANGE_COST, MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT,
-    START_NEAR_BOUND_PERCENT,
+    StartOrder, WindowSpec, DEFAULT_LENGTH_CHANGE_COST, DRAFT_ABANDON_PERCENT, MODEL_TIE_PERCENT,
+    PATH_MARGIN_PERCENT, START_NEAR_BOUND_PERCENT,
 };
 use spmv_reorder::spmv::bench::{self, BenchConfig, Comparison};
 use std::path::{Path, PathBuf};
@@ -81,9 +81,10 @@ pub struct ReorderArgs {
     /// orders, and the path is returned only when priced at least 15% below both others (the
     /// model has no prefetcher and favours the path); otherwise the cheaper of the two, or the
     /// one with the lower D when they are priced within 5%. The path is priced after 2-opt and
-    /// Or-opt, and refined (Lin-Kernighan, kicks) only if, priced 15% lower, it would pass; it
-    /// is not computed at all when even the model's floor (every line of `x` missed once) would
-    /// not pass.
+    /// Or-opt, and refined (Lin-Kernighan, kicks) only if, priced 15% lower, it would pass; the
+    /// 2-opt descent is set aside partway when the path is already priced 40% above the cheaper
+    /// order there; no path is computed at all when even the model's floor (every line of `x`
+    /// missed once) would not pass.
     #[arg(long)]
     no_cache_check: bool,
     /// Candidate neighbours per window in the window graph.
@@ -465,6 +466,11 @@ impl Summary<'_> {
                     misses(&c.floor)
                 ),
                 (Some(path), true) => format!("TSP path {}", misses(path)),
+                (Some(path), false) if c.draft_abandoned => format!(
+                    "TSP path {} partway through 2-opt (set aside there: priced at least \
+                     {DRAFT_ABANDON_PERCENT}% of the cheaper order)",
+                    misses(path)
+                ),
                 (Some(path), false) => format!(
                     "TSP path {} after 2-opt (not refined: too far behind)",
                     misses(path)

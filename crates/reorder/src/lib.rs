@@ -88,8 +88,9 @@ pub mod windows;
 pub use error::ReorderError;
 pub use info::MatrixInfo;
 pub use pipeline::{
-    Reorderer, Reordering, Stage, DEFAULT_LENGTH_CHANGE_COST, DEFAULT_RUN_BLOCK, MODEL_TIE_PERCENT,
-    PATH_MARGIN_PERCENT, REFINE_HEADROOM_PERCENT, SORT_ALL_MAX_COLUMNS, START_NEAR_BOUND_PERCENT,
+    Reorderer, Reordering, Stage, DEFAULT_LENGTH_CHANGE_COST, DEFAULT_RUN_BLOCK,
+    DRAFT_ABANDON_PERCENT, DRAFT_CHECKPOINT_DIVISOR, MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT,
+    REFINE_HEADROOM_PERCENT, SORT_ALL_MAX_COLUMNS, START_NEAR_BOUND_PERCENT,
 };
 pub use report::{CacheCheck, LengthRuns, ReorderReport, SideReport, StartNearBound, TspReport};
 pub use sampler::SamplerChoice;

@@ -17,8 +17,8 @@ use spmv_reorder_peers::{self as peers, PeerOptions};
 use spmv_reorder_sampling::{sample, Sample, SampleOptions};
 use spmv_reorder_sparse::{CsrMatrix, Permutation, Value};
 use spmv_reorder_tsp::{
-    relative_gap, solve_path, CandidateLists, Construction, CostOracle, LocalSearch, PathSolution,
-    SolverOptions,
+    relative_gap, solve_path, solve_path_with_checkpoint, CandidateLists, Checkpoint, Construction,
+    CostOracle, LocalSearch, PathSolution, Progress, SolverOptions,
 };
 use std::time::{Duration, Instant};
 
@@ -553,9 +553,13 @@ impl Reorderer {
         };
         let budget = self.time_limit.map(|d| d.as_secs_f64());
         // `offset`: time the side's earlier solves took, so that the bar fills once over both.
-        let solve =
-            |opts: &SolverOptions, offset: Duration, progress: &mut (dyn FnMut(&Stage) + Send)| {
-                solve_path(&cands, &oracle, opts, &mut |p| {
+        // `checkpoint`: a look partway through the first descent ([`solve_path_with_checkpoint`]).
+        let solve_checked =
+            |opts: &SolverOptions,
+             checkpoint: Option<Checkpoint<'_>>,
+             offset: Duration,
+             progress: &mut (dyn FnMut(&Stage) + Send)| {
+                let mut report = |p: &Progress| {
                     let elapsed = (offset + p.elapsed).as_secs_f64();
                     let fraction = match budget {
                         Some(b) if b > 0.0 => (elapsed / b).min(1.0),
@@ -566,7 +570,15 @@ impl Reorderer {
                         fraction,
                         cost: p.cost,
                     })
-                })
+                };
+                match checkpoint {
+                    Some(c) => solve_path_with_checkpoint(&cands, &oracle, opts, c, &mut report),
+                    None => solve_path(&cands, &oracle, opts, &mut report),
+                }
+            };
+        let solve =
+            |opts: &SolverOptions, offset: Duration, progress: &mut (dyn FnMut(&Stage) + Send)| {
+                solve_checked(opts, None, offset, progress)
             };
         let rows_of = |order: &[usize]| -> Result<Permutation, ReorderError> {
             let path_rows = windows.row_order(order)?;
@@ -591,9 +603,29 @@ impl Reorderer {
                     ..solver.clone()
                 };
                 let solve_start = Instant::now();
-                let draft = solve(&draft_opts, Duration::ZERO, progress)?;
+                // The descent pauses at a checkpoint, where a path already priced far behind is
+                // set aside unfinished; otherwise it goes on as if it had not paused.
+                let mut at_checkpoint = None;
+                let mut look = |order: &[usize]| {
+                    // A path the solver made is a permutation: on the impossible error, go on.
+                    let Ok(rows) = rows_of(order) else {
+                        return true;
+                    };
+                    let cost = pricing.cost(&rows);
+                    at_checkpoint = Some(cost);
+                    !priced.hopeless(cost)
+                };
+                let checkpoint = Checkpoint {
+                    pops: windows.len().div_ceil(DRAFT_CHECKPOINT_DIVISOR) as u64,
+                    go_on: &mut look,
+                };
+                let draft = solve_checked(&draft_opts, Some(checkpoint), Duration::ZERO, progress)?;
                 let draft_path = rows_of(&draft.order)?;
-                priced.draft = Some(pricing.cost(&draft_path));
+                priced.draft_abandoned = at_checkpoint.is_some_and(|c| priced.hopeless(c));
+                priced.draft = Some(match at_checkpoint {
+                    Some(cost) if priced.draft_abandoned => cost,
+                    _ => pricing.cost(&draft_path),
+                });
                 let (solution, path) = if priced.path_may_pass() {
                     let spent = solve_start.elapsed();
                     let refine_opts = SolverOptions {
@@ -730,6 +762,22 @@ pub const START_NEAR_BOUND_PERCENT: u64 = 5;
 /// 1.080x on 19. 2 keeps a margin in `D`.
 pub const DEFAULT_LENGTH_CHANGE_COST: u32 = 2;
 
+/// The checkpoint of the draft's 2-opt + Or-opt descent, in queue pops: one for every
+/// `DRAFT_CHECKPOINT_DIVISOR` windows. From a start in RCM's order the whole descent pops two or
+/// more per window, so this is a quarter of it or less. See [`DRAFT_ABANDON_PERCENT`].
+pub const DRAFT_CHECKPOINT_DIVISOR: usize = 2;
+
+/// A draft priced at least this percentage of the cheaper other order (the input's or the
+/// start's) at its checkpoint ([`DRAFT_CHECKPOINT_DIVISOR`]) is not finished: the check returns
+/// the other order, sooner. The check keeps a path only when its finished draft is priced below
+/// the other orders ([`REFINE_HEADROOM_PERCENT`], [`PATH_MARGIN_PERCENT`]), and on the 12 bundled
+/// matrices (shuffled) where a draft was computed, its price fell by at most 14% between the
+/// checkpoint and the end of the descent (astro-ph: 1.11 -> 0.95 of the cheaper order; bayer10
+/// 1.59 -> 1.43). At 140% the descent stops on wing (1.91 at the checkpoint), delaunay_n15
+/// (1.47), e40r0100 (1.60) and bayer10 (1.59); the same orders are returned (docs/RESULTS.md,
+/// fourteenth session).
+pub const DRAFT_ABANDON_PERCENT: u64 = 140;
+
 /// Rows per block that the default `tsp` ordering sorts by length after ordering
 /// ([`Reorderer::length_runs`]). Measured against RCM's order on two machines (docs/RESULTS.md,
 /// thirteenth and fourteenth sessions):
@@ -798,6 +846,7 @@ impl<'a> Pricing<'a> {
             start,
             floor: self.model.floor(self.structure),
             draft: None,
+            draft_abandoned: false,
             refined: None,
         }
     }
@@ -811,8 +860,12 @@ struct Priced {
     start: Option<ModelledCost>,
     /// What no order costs less than ([`CacheModel::floor`]).
     floor: ModelledCost,
-    /// The path after the 2-opt + Or-opt descent, once computed.
+    /// The path after the 2-opt + Or-opt descent, once computed (at the checkpoint when the
+    /// descent was abandoned there).
     draft: Option<ModelledCost>,
+    /// Whether the descent was stopped at its checkpoint ([`DRAFT_CHECKPOINT_DIVISOR`]) because
+    /// the path was priced [`DRAFT_ABANDON_PERCENT`] percent of the cheaper other order or more.
+    draft_abandoned: bool,
     /// The path refined from the draft, when it was.
     refined: Option<ModelledCost>,
 }
@@ -834,6 +887,13 @@ impl Priced {
     /// Whether a path costing `cycles` passes the check.
     fn passes(&self, cycles: u128) -> bool {
         cycles * 100 <= self.margin_line()
+    }
+
+    /// Whether a path priced `cost` at the draft's checkpoint ([`DRAFT_CHECKPOINT_DIVISOR`]) is
+    /// too far behind to finish: at least [`DRAFT_ABANDON_PERCENT`] percent of the cheaper other
+    /// order.
+    fn hopeless(&self, cost: ModelledCost) -> bool {
+        cost.cycles as u128 * 100 >= self.cheapest_other() as u128 * DRAFT_ABANDON_PERCENT as u128
     }
 
     /// Whether any path could pass the check: one at the model's floor would.
@@ -890,6 +950,7 @@ impl Priced {
             start_near_bound: None,
             path: path_cost,
             draft: self.draft,
+            draft_abandoned: self.draft_abandoned,
             refined: self.refined.is_some(),
             tied: tied && !path_wins,
             kept,
@@ -1201,6 +1262,7 @@ mod tests {
             start: Some(cost(start)),
             floor: cost(0),
             draft: Some(cost(path)),
+            draft_abandoned: false,
             refined: None,
         };
         let rcm = Permutation::from_new_to_old(vec![2, 1, 0]).unwrap();
@@ -1287,6 +1349,13 @@ mod tests {
             return;
         };
         assert_eq!(c.start_near_bound, None, "a path was computed");
+        // A draft set aside at its checkpoint was priced far behind there.
+        if c.draft_abandoned {
+            assert!(
+                draft.cycles * 100 >= others * DRAFT_ABANDON_PERCENT,
+                "{c:?}"
+            );
+        }
         let may_pass =
             draft.cycles * (100 - REFINE_HEADROOM_PERCENT) < others * (100 - PATH_MARGIN_PERCENT);
         assert_eq!(c.refined, may_pass, "{c:?}");

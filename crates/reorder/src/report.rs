@@ -99,8 +99,12 @@ pub struct CacheCheck {
     /// The path's order; `None` when no path was computed: not even an order at the floor would
     /// have passed the check against the input and start orders, or `start_near_bound`.
     pub path: Option<ModelledCost>,
-    /// The path after the 2-opt + Or-opt descent, before any refinement (`None` as `path`).
+    /// The path after the 2-opt + Or-opt descent, before any refinement (`None` as `path`); at
+    /// the descent's checkpoint when `draft_abandoned`.
     pub draft: Option<ModelledCost>,
+    /// Whether the descent was set aside at its checkpoint, its path already priced
+    /// [`crate::DRAFT_ABANDON_PERCENT`] percent of the cheaper other order or more.
+    pub draft_abandoned: bool,
     /// Whether the path was refined (Lin-Kernighan, kicks) after the 2-opt + Or-opt descent:
     /// only when the draft, priced [`crate::REFINE_HEADROOM_PERCENT`] percent lower, would have
     /// passed the check. When not, `path` is `draft` and the TSP figures are the draft's.

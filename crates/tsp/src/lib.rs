@@ -79,7 +79,7 @@ pub use construct::Construction;
 pub use error::TspError;
 pub use oracle::CostOracle;
 pub use solve::{
-    path_cost, relative_gap, solve_path, LocalSearch, PathSolution, Phase, Progress, SolveStats,
-    SolverOptions, TourKind, DEFAULT_BREADTH, DEFAULT_DEPTH, DEFAULT_KICK_SPAN,
-    TWO_LEVEL_MIN_NODES,
+    path_cost, relative_gap, solve_path, solve_path_with_checkpoint, Checkpoint, LocalSearch,
+    PathSolution, Phase, Progress, SolveStats, SolverOptions, TourKind, DEFAULT_BREADTH,
+    DEFAULT_DEPTH, DEFAULT_KICK_SPAN, TWO_LEVEL_MIN_NODES,
 };

@@ -79,6 +79,11 @@ impl ActiveQueue {
         self.queue.len()
     }
 
+    /// Whether no node is queued.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
     fn pop(&mut self) -> Option<usize> {
         let v = self.queue.pop_front()? as usize;
         self.queued[v] = false;
@@ -103,21 +108,29 @@ pub(crate) struct DescentProgress {
     pub(crate) fraction: f64,
 }
 
-/// Runs `improver` from queued nodes until the queue empties (a local optimum) or `deadline` passes,
-/// calling `progress` every [`CHECK_EVERY`] pops (the callback cannot change the search, so results do
-/// not depend on it). Returns the total gain and whether the optimum was reached.
+/// Runs `improver` from queued nodes until the queue empties (a local optimum), `deadline` passes
+/// or `max_pops` nodes have been popped (a budget that, unlike the deadline, gives the same path on
+/// every machine), calling `progress` every [`CHECK_EVERY`] pops (the callback cannot change the
+/// search, so results do not depend on it). Returns the total gain and whether the optimum was
+/// reached.
 pub(crate) fn descend<T: Tour>(
     improver: &mut impl Improver,
     ctx: &Context<'_>,
     tour: &mut T,
     queue: &mut ActiveQueue,
-    deadline: Option<Instant>,
+    (deadline, max_pops): (Option<Instant>, Option<u64>),
     progress: &mut dyn FnMut(DescentProgress),
 ) -> (i64, bool) {
     let mut gain = 0;
     let mut touched = Vec::new();
     let mut steps = 0u64;
-    while let Some(t1) = queue.pop() {
+    loop {
+        // The budget is checked before a pop, so that a descent called again with the same queue
+        // goes on exactly where this one stopped.
+        if max_pops.is_some_and(|m| steps >= m) && !queue.is_empty() {
+            return (gain, false);
+        }
+        let Some(t1) = queue.pop() else { break };
         steps += 1;
         if steps.is_multiple_of(CHECK_EVERY) {
             if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -205,7 +218,7 @@ mod tests {
             &ctx,
             &mut tour,
             &mut queue,
-            None,
+            (None, None),
             &mut |p| reports.push(p),
         );
         assert!(finished && gain > 0);

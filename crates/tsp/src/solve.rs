@@ -203,7 +203,8 @@ pub struct SolveStats {
     pub after_two_opt_cost: i64,
     /// Cost after the first local search.
     pub after_local_search_cost: i64,
-    /// False when the time limit stopped the first local search before a local optimum.
+    /// False when the time limit, or a [`Checkpoint`] that said stop, ended the first local
+    /// search before a local optimum.
     pub reached_local_optimum: bool,
     /// Oracle calls of the local search and kicks (pairs outside the candidate lists that missed the
     /// solver's cost cache); the up-front check of the lists adds one per candidate entry.
@@ -265,6 +266,33 @@ pub fn path_cost<O: CostOracle + ?Sized>(order: &[usize], oracle: &O) -> i64 {
     order.windows(2).map(|w| oracle.cost(w[0], w[1])).sum()
 }
 
+/// A look at the path partway through the first 2-opt + Or-opt descent of
+/// [`solve_path_with_checkpoint`], at the same point on every machine (unlike a time limit).
+pub struct Checkpoint<'a> {
+    /// Nodes the descent takes from its queue before the look.
+    pub pops: u64,
+    /// Sees the path there (the nodes in path order) and says whether the solve goes on. When it
+    /// goes on, the descent continues exactly as if it had not stopped; when not, that path is
+    /// the solution (no further search, no kicks).
+    pub go_on: &'a mut dyn FnMut(&[usize]) -> bool,
+}
+
+/// [`solve_path`] with a [`Checkpoint`] in its first descent: a caller that can tell early that
+/// the path will not be used stops it there. The checkpoint is not reached when the descent ends
+/// sooner (a local optimum or the time limit).
+///
+/// # Errors
+/// As [`solve_path`].
+pub fn solve_path_with_checkpoint(
+    cands: &CandidateLists,
+    oracle: &impl CostOracle,
+    opts: &SolverOptions,
+    checkpoint: Checkpoint<'_>,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<PathSolution, TspError> {
+    solve(cands, oracle, opts, Some(checkpoint), progress)
+}
+
 /// Finds a low-cost Hamiltonian path (free ends) over the nodes of `cands`.
 ///
 /// `progress` receives reports at phase changes and about every 100 ms of local search and kicks.
@@ -285,6 +313,17 @@ pub fn solve_path(
     opts: &SolverOptions,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<PathSolution, TspError> {
+    solve(cands, oracle, opts, None, progress)
+}
+
+/// The solve behind [`solve_path`] and [`solve_path_with_checkpoint`].
+fn solve(
+    cands: &CandidateLists,
+    oracle: &impl CostOracle,
+    opts: &SolverOptions,
+    checkpoint: Option<Checkpoint<'_>>,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<PathSolution, TspError> {
     opts.validate()?;
     if let Some(order) = &opts.initial_order {
         check_permutation(order, cands.len())?;
@@ -295,6 +334,7 @@ pub fn solve_path(
         oracle,
         opts,
         progress,
+        checkpoint,
         start: Instant::now(),
         last_report: Instant::now(),
         stats: SolveStats::default(),
@@ -360,20 +400,28 @@ const PARALLEL_CHECK_MIN_ENTRIES: usize = 1 << 16;
 /// Nodes per rayon task of the parallel check.
 const PARALLEL_CHECK_NODES_PER_TASK: usize = 4096;
 
-struct Solver<'a, 'p> {
+struct Solver<'a, 'p, 'c> {
     cands: &'a CandidateLists,
     oracle: &'a dyn CostOracle,
     opts: &'a SolverOptions,
     progress: &'p mut dyn FnMut(&Progress),
+    checkpoint: Option<Checkpoint<'c>>,
     start: Instant,
     last_report: Instant,
     stats: SolveStats,
 }
 
+/// The tour's path in internal ids, without the dummy node that closes it.
+fn path_of<T: Tour>(ctx: &Context<'_>, tour: &T) -> Vec<usize> {
+    let mut path = tour.order_from(ctx.costs.dummy());
+    path.remove(0);
+    path
+}
+
 /// Interval of the periodic progress reports during local search and kicks.
 const REPORT_EVERY: Duration = Duration::from_millis(100);
 
-impl Solver<'_, '_> {
+impl Solver<'_, '_, '_> {
     fn report(&mut self, phase: Phase, cost: i64, kicks: u64, fraction: f64) {
         self.last_report = Instant::now();
         (self.progress)(&Progress {
@@ -423,9 +471,9 @@ impl Solver<'_, '_> {
                 TourKind::TwoLevel => true,
             };
             let (tracked, tour_order) = if two_level {
-                self.improve_with::<TwoLevelTour>(&ctx, &internal)
+                self.improve_with::<TwoLevelTour>(&ctx, &labels, &internal)
             } else {
-                self.improve_with::<ArrayTour>(&ctx, &internal)
+                self.improve_with::<ArrayTour>(&ctx, &labels, &internal)
             };
             order = labels.to_old(&tour_order);
             self.stats.oracle_calls = ctx.costs.oracle_calls();
@@ -446,18 +494,23 @@ impl Solver<'_, '_> {
 
     /// Builds a `T` tour from `order` (ending with the dummy node), improves it and returns the tracked
     /// cost with the resulting path.
-    fn improve_with<T: Tour>(&mut self, ctx: &Context<'_>, order: &[usize]) -> (i64, Vec<usize>) {
+    fn improve_with<T: Tour>(
+        &mut self,
+        ctx: &Context<'_>,
+        labels: &Labels,
+        order: &[usize],
+    ) -> (i64, Vec<usize>) {
         let mut tour = Journal::new(T::from_order(order));
         let tracked = match &self.opts.local_search {
-            LocalSearch::TwoOptOrOpt => self.improve(ctx, &mut tour, &mut Both(TwoOpt, OrOpt)),
+            LocalSearch::TwoOptOrOpt => {
+                self.improve(ctx, labels, &mut tour, &mut Both(TwoOpt, OrOpt))
+            }
             LocalSearch::LinKernighan { depth, breadth } => {
                 let mut lk = Both(LinKernighan::new(*depth, breadth.clone()), OrOpt);
-                self.improve(ctx, &mut tour, &mut lk)
+                self.improve(ctx, labels, &mut tour, &mut lk)
             }
         };
-        let mut path = tour.order_from(ctx.costs.dummy());
-        path.remove(0);
-        (tracked, path)
+        (tracked, path_of(ctx, &tour))
     }
 
     /// Local search (2-opt + Or-opt first, then `improver`), then the chained kicks with `improver`.
@@ -465,15 +518,19 @@ impl Solver<'_, '_> {
     fn improve<T: Tour, I: Improver>(
         &mut self,
         ctx: &Context<'_>,
+        labels: &Labels,
         tour: &mut Journal<T>,
         improver: &mut I,
     ) -> i64 {
         let deadline = self.deadline();
+        let mut checkpoint = self.checkpoint.take();
         let mut cost = self.stats.initial_cost;
         self.report(Phase::LocalSearch, cost, 0, 0.0);
         let t = Instant::now();
         let mut queue = ActiveQueue::new(tour.len());
         let mut done = true;
+        // Whether a checkpoint stopped the solve.
+        let mut stopped = false;
         let passes = match self.opts.local_search {
             LocalSearch::TwoOptOrOpt => 1,
             LocalSearch::LinKernighan { .. } => 2,
@@ -489,9 +546,36 @@ impl Solver<'_, '_> {
             };
             let (gain, finished) = if pass == 0 {
                 let two_opt = &mut Both(TwoOpt, OrOpt);
-                descend(two_opt, ctx, tour, &mut queue, deadline, &mut on_progress)
+                let pops = checkpoint.as_ref().map(|c| c.pops);
+                let (mut gain, mut finished) = descend(
+                    two_opt,
+                    ctx,
+                    tour,
+                    &mut queue,
+                    (deadline, pops),
+                    &mut on_progress,
+                );
+                let timed_out = deadline.is_some_and(|d| Instant::now() >= d);
+                if let Some(c) = checkpoint.as_mut().filter(|_| !finished && !timed_out) {
+                    if (c.go_on)(&labels.to_old(&path_of(ctx, tour))) {
+                        let rest = (deadline, None);
+                        let (more, done) =
+                            descend(two_opt, ctx, tour, &mut queue, rest, &mut on_progress);
+                        (gain, finished) = (gain + more, done);
+                    } else {
+                        stopped = true;
+                    }
+                }
+                (gain, finished)
             } else {
-                descend(improver, ctx, tour, &mut queue, deadline, &mut on_progress)
+                descend(
+                    improver,
+                    ctx,
+                    tour,
+                    &mut queue,
+                    (deadline, None),
+                    &mut on_progress,
+                )
             };
             cost -= gain;
             done &= finished;
@@ -508,7 +592,7 @@ impl Solver<'_, '_> {
         self.stats.after_local_search_cost = cost;
         self.stats.reached_local_optimum = done;
         self.report(Phase::LocalSearch, cost, 0, 1.0);
-        if self.opts.chained && done && tour.len() >= 5 {
+        if self.opts.chained && done && !stopped && tour.len() >= 5 {
             let t = Instant::now();
             cost = self.kicks(ctx, tour, improver, &mut queue, cost);
             self.stats.kicks_s = t.elapsed().as_secs_f64();
@@ -561,7 +645,8 @@ impl Solver<'_, '_> {
             for v in kick.nodes {
                 queue.push(v);
             }
-            let (gain, finished) = descend(improver, ctx, tour, queue, deadline, &mut |_| {});
+            let (gain, finished) =
+                descend(improver, ctx, tour, queue, (deadline, None), &mut |_| {});
             cost -= gain;
             self.stats.kicks += 1;
             if !finished || cost > before {

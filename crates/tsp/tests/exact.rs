@@ -5,8 +5,8 @@ use std::time::Duration;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use spmv_reorder_tsp::{
-    lower_bound, path_cost, solve_path, CandidateLists, Construction, LocalSearch, Phase,
-    SolverOptions, TourKind, TspError,
+    lower_bound, path_cost, solve_path, solve_path_with_checkpoint, CandidateLists, Checkpoint,
+    Construction, LocalSearch, Phase, SolverOptions, TourKind, TspError,
 };
 
 /// A dense symmetric cost table (test instances only).
@@ -257,6 +257,56 @@ fn time_limit_and_progress() {
         phases.contains(&Phase::Kicks),
         sol.stats.reached_local_optimum
     );
+}
+
+#[test]
+fn a_checkpoint_sees_the_path_partway_and_stops_or_changes_nothing() {
+    let (pts, cands) = euclidean(1000, 4);
+    let oracle = |a: usize, b: usize| dist(pts[a], pts[b]);
+    let descent = SolverOptions {
+        local_search: LocalSearch::TwoOptOrOpt,
+        chained: false,
+        ..SolverOptions::default()
+    };
+    let full = solve_path(&cands, &oracle, &descent, &mut |_| {}).unwrap();
+    assert!(full.stats.reached_local_optimum);
+    let with = |go_on: bool| {
+        let mut seen = Vec::new();
+        let mut look = |order: &[usize]| {
+            seen.push(order.to_vec());
+            go_on
+        };
+        let checkpoint = Checkpoint {
+            pops: 200,
+            go_on: &mut look,
+        };
+        let sol =
+            solve_path_with_checkpoint(&cands, &oracle, &descent, checkpoint, &mut |_| {}).unwrap();
+        (sol, seen)
+    };
+    // Going on, the descent is the one without a checkpoint.
+    let (same, seen) = with(true);
+    assert_eq!((&same.order, same.cost), (&full.order, full.cost));
+    assert_eq!(seen.len(), 1);
+    // Stopping, the path is the one the checkpoint saw, partway down: the same every time.
+    let (cut, seen) = with(false);
+    assert_eq!(seen, vec![cut.order.clone()]);
+    assert_permutation(&cut.order, 1000);
+    assert!(!cut.stats.reached_local_optimum);
+    assert!(full.cost < cut.cost && cut.cost < cut.stats.initial_cost);
+    assert_eq!(with(false).0.order, cut.order);
+    // Chained LK stops there too: no kicks after a stop.
+    let chained = SolverOptions {
+        max_kicks: Some(50),
+        ..SolverOptions::default()
+    };
+    let mut stop = |_: &[usize]| false;
+    let checkpoint = Checkpoint {
+        pops: 200,
+        go_on: &mut stop,
+    };
+    let sol = solve_path_with_checkpoint(&cands, &oracle, &chained, checkpoint, &mut |_| {});
+    assert_eq!(sol.unwrap().stats.kicks, 0);
 }
 
 #[test]
