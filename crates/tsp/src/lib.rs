@@ -6,7 +6,8 @@
 //! `n × n` table. [`solve_path`] builds an initial path ([`Construction`]), improves it to a local optimum
 //! of 2-opt + Or-opt and then Lin-Kernighan ([`LocalSearch`]), and runs Chained LK kicks within the
 //! budgets of [`SolverOptions`]. The [`PathSolution`] carries the order, its cost and [`SolveStats`];
-//! [`lower_bound`] gives the bound of SPEC section 4. Tour representations implement [`tour::Tour`].
+//! [`lower_bound`] gives the bound of SPEC section 4. [`solve_path_with_checkpoint`] lets a caller
+//! look at the path partway through the first descent and stop the solve there. Tour representations implement [`tour::Tour`].
 //!
 //! ```
 //! use spmv_reorder_tsp::{lower_bound, solve_path, CandidateLists, SolverOptions};

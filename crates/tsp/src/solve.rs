@@ -529,8 +529,6 @@ impl Solver<'_, '_, '_> {
         let t = Instant::now();
         let mut queue = ActiveQueue::new(tour.len());
         let mut done = true;
-        // Whether a checkpoint stopped the solve.
-        let mut stopped = false;
         let passes = match self.opts.local_search {
             LocalSearch::TwoOptOrOpt => 1,
             LocalSearch::LinKernighan { .. } => 2,
@@ -556,14 +554,14 @@ impl Solver<'_, '_, '_> {
                     &mut on_progress,
                 );
                 let timed_out = deadline.is_some_and(|d| Instant::now() >= d);
+                // A checkpoint that says stop leaves the descent unfinished: no more passes and
+                // no kicks.
                 if let Some(c) = checkpoint.as_mut().filter(|_| !finished && !timed_out) {
                     if (c.go_on)(&labels.to_old(&path_of(ctx, tour))) {
                         let rest = (deadline, None);
                         let (more, done) =
                             descend(two_opt, ctx, tour, &mut queue, rest, &mut on_progress);
                         (gain, finished) = (gain + more, done);
-                    } else {
-                        stopped = true;
                     }
                 }
                 (gain, finished)
@@ -592,7 +590,7 @@ impl Solver<'_, '_, '_> {
         self.stats.after_local_search_cost = cost;
         self.stats.reached_local_optimum = done;
         self.report(Phase::LocalSearch, cost, 0, 1.0);
-        if self.opts.chained && done && !stopped && tour.len() >= 5 {
+        if self.opts.chained && done && tour.len() >= 5 {
             let t = Instant::now();
             cost = self.kicks(ctx, tour, improver, &mut queue, cost);
             self.stats.kicks_s = t.elapsed().as_secs_f64();
