@@ -466,7 +466,7 @@ fn length_runs_sort_each_block_by_row_length_and_say_so() {
 #[test]
 fn help_states_the_library_defaults() {
     use spmv_reorder::reorder::{
-        DEFAULT_LENGTH_CHANGE_COST, DEFAULT_RUN_BLOCK, SORT_ALL_MAX_COLUMNS,
+        DEFAULT_LENGTH_CHANGE_COST, DEFAULT_RUN_BLOCK, DRAFT_ABANDON_PERCENT, SORT_ALL_MAX_COLUMNS,
     };
     let dir = temp_dir();
     let (ok, out, err) = run(&["--help"], dir.path());
@@ -483,6 +483,13 @@ fn help_states_the_library_defaults() {
     );
     assert!(
         help.contains(&format!("[default: {DEFAULT_LENGTH_CHANGE_COST}]")),
+        "{help}"
+    );
+    assert!(
+        help.contains(&format!(
+            "already priced {}% above the cheaper order",
+            DRAFT_ABANDON_PERCENT - 100
+        )),
         "{help}"
     );
 }
