@@ -1090,6 +1090,13 @@ mod tests {
     }
 
     /// Pairs of consecutive rows of different lengths in `r`'s row order.
+    /// Whether every block of `block` consecutive lengths is in increasing order.
+    fn sorted_in_blocks(lengths: &[usize], block: usize) -> bool {
+        lengths
+            .chunks(block)
+            .all(|b| b.windows(2).all(|w| w[0] <= w[1]))
+    }
+
     fn length_changes(r: &Reordering, a: &CsrMatrix<f64>) -> usize {
         r.rows
             .new_to_old()
@@ -1161,8 +1168,6 @@ mod tests {
         let lengths = |p: &Permutation| -> Vec<usize> {
             p.new_to_old().iter().map(|&r| a.row_nnz(r)).collect()
         };
-        let sorted_in_blocks =
-            |l: &[usize], block: usize| l.chunks(block).all(|b| b.windows(2).all(|w| w[0] <= w[1]));
         let plain = quick().run(&a).unwrap();
         // The defaults' runs, on the same settings otherwise: this matrix has few enough
         // columns for all its rows to be sorted together.
@@ -1640,9 +1645,7 @@ mod tests {
             let block = runs.and_then(|r| r.block(a.nrows(), a.ncols()));
             if let (Some(block), false) = (block, mode == Some(PermuteMode::Cols)) {
                 let lengths: Vec<usize> = (0..b.nrows()).map(|i| b.row_nnz(i)).collect();
-                for run in lengths.chunks(block) {
-                    prop_assert!(run.windows(2).all(|w| w[0] <= w[1]), "{:?}", lengths);
-                }
+                prop_assert!(sorted_in_blocks(&lengths, block), "{:?}", lengths);
             }
         }
     }
