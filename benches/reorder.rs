@@ -11,12 +11,12 @@
 //! Generated cases (about 0.2-0.5M rows each): a 3D 7-point Poisson grid 60³, a 2D 5-point grid
 //! 700², a random geometric graph of 400k points; each shuffled by a random symmetric permutation.
 
-use spmv_reorder_gen::{poisson2d, poisson3d, random_geometric};
-use spmv_reorder_mtx::{read_path, ReadOptions};
-use spmv_reorder_reorder::evaluate::{
+use spmv_reorder_evaluate::evaluate::{
     evaluate_matrix, markdown_table, matrix_files, summarize, Candidate, EvaluateOptions,
     MatrixEvaluation,
 };
+use spmv_reorder_gen::{poisson2d, poisson3d, random_geometric};
+use spmv_reorder_mtx::{read_path, ReadOptions};
 use spmv_reorder_reorder::Reorderer;
 use spmv_reorder_sparse::CsrMatrix;
 use std::path::PathBuf;

@@ -8,3 +8,6 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 cargo test --workspace --locked --release
+# The ordering crate alone: no system library, no perf-event; and its sampler without live sampling.
+bash scripts/check_core_deps.sh
+cargo test --locked --release -p spmv-reorder-sampling --lib live_sampling

@@ -14,7 +14,8 @@
 //! | [`peers`] | `spmv-reorder-peers` | RCM, Gorder, degree, random orderings |
 //! | [`spmv`] | `spmv-reorder-spmv` | parallel SpMV kernels, pinning, placement, STREAM, benchmarks |
 //! | [`plot`] | `spmv-reorder-plot` | spy plots and charts |
-//! | [`reorder`] | `spmv-reorder-reorder` | the pipeline (`Reorderer`), reports, evaluation |
+//! | [`reorder`] | `spmv-reorder-reorder` | the pipeline (`Reorderer`), reports |
+//! | [`evaluate`] | `spmv-reorder-evaluate` | matrix descriptions, orderings timed side by side |
 //!
 //! The whole main job in library calls (what `spmv-reorder IN -o OUT` does):
 //!
@@ -49,6 +50,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub use spmv_reorder_evaluate as evaluate;
 pub use spmv_reorder_gen as gen;
 pub use spmv_reorder_locality as locality;
 pub use spmv_reorder_mtx as mtx;

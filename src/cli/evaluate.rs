@@ -1,12 +1,12 @@
 //! `spmv-reorder evaluate DIR`: every matrix of a folder through every ordering, one table.
 
 use anyhow::{bail, Context};
-use spmv_reorder::mtx::{self, ReadOptions};
-use spmv_reorder::plot::{bar_chart_svg, BarChartOptions};
-use spmv_reorder::reorder::evaluate::{
+use spmv_reorder::evaluate::evaluate::{
     evaluate_matrix, markdown_table, matrix_files, summarize, Candidate, EvaluateOptions,
     MatrixEvaluation,
 };
+use spmv_reorder::mtx::{self, ReadOptions};
+use spmv_reorder::plot::{bar_chart_svg, BarChartOptions};
 use spmv_reorder::reorder::Reorderer;
 use std::io::Write;
 use std::path::PathBuf;

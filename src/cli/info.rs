@@ -1,8 +1,9 @@
 //! `spmv-reorder info FILE [--window SPEC] [--json]`: describe a matrix.
 
 use anyhow::Context;
+use spmv_reorder::evaluate::MatrixInfo;
 use spmv_reorder::mtx::{read_path, ReadOptions};
-use spmv_reorder::reorder::{MatrixInfo, WindowSpec};
+use spmv_reorder::reorder::WindowSpec;
 use std::path::PathBuf;
 
 /// Arguments of `spmv-reorder info`.

@@ -19,9 +19,6 @@ pub enum ReorderError {
     /// Two options that cannot be used together.
     #[error("{0}")]
     Incompatible(String),
-    /// Reading or writing a file failed.
-    #[error(transparent)]
-    Mtx(#[from] spmv_reorder_mtx::MtxError),
     /// The locality model rejected its input.
     #[error(transparent)]
     Locality(#[from] spmv_reorder_locality::LocalityError),
@@ -34,21 +31,6 @@ pub enum ReorderError {
     /// A peer ordering failed.
     #[error(transparent)]
     Peers(#[from] spmv_reorder_peers::PeersError),
-    /// Benchmarking SpMV failed.
-    #[error(transparent)]
-    Spmv(#[from] spmv_reorder_spmv::SpmvError),
-    /// Generating (shuffling) a matrix failed.
-    #[error(transparent)]
-    Gen(#[from] spmv_reorder_gen::GenError),
-    /// A file or directory could not be read.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file or directory.
-        path: std::path::PathBuf,
-        /// The operating system's error.
-        #[source]
-        source: std::io::Error,
-    },
     /// A matrix or permutation operation failed.
     #[error(transparent)]
     Sparse(#[from] SparseError),

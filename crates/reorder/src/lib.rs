@@ -1,5 +1,5 @@
 //! The spmv-reorder pipeline: sample → windows of locality → window graph → Lin-Kernighan TSP path
-//! → permutation (SPEC sections 2-5), the peer orderings beside it, and the evaluation.
+//! → permutation (SPEC sections 2-5), and the peer orderings beside it.
 //!
 //! - [`Reorderer`]: the choices (method, sampler, windows, permutation mode, seed, threads, time
 //!   limit) and [`Reorderer::run`], which returns a [`Reordering`]: the row and column
@@ -7,9 +7,10 @@
 //!   before/after, TSP cost, bound and gap, sample coverage, timings).
 //! - [`Method`], [`SamplerChoice`], [`WindowSpec`], [`PermuteMode`]: the choices, parsed from the
 //!   spellings the CLI uses.
-//! - [`MatrixInfo`]: what `spmv-reorder info` reports.
-//! - [`evaluate`]: every ordering of a folder of matrices, timed side by side.
-//! - [`sprs_interop`]: the same on sprs matrices.
+//! - `sprs_interop` (feature `sprs`): conversions to and from sprs matrices and permutations.
+//!
+//! Describing matrices and timing orderings against each other (SpMV benchmarks) live in
+//! `spmv-reorder-evaluate`, so that this crate builds no system library.
 //!
 //! ```
 //! use spmv_reorder_reorder::{Method, Reorderer, WindowSpec};
@@ -36,7 +37,9 @@
 //! ```
 //!
 //! # Crate features
-//! None.
+//! - `sprs` (off by default): the `sprs_interop` module.
+//! - `live-sampling` (off by default): live hardware sampling (`dast-perf`) through
+//!   `perf_event_open`; without it that sampler returns an error saying so.
 //!
 //! # Design decisions
 //! - **One pipeline for every method.** The sampler applies to every method (a peer ordering can
@@ -75,18 +78,16 @@
 #![deny(missing_docs)]
 
 mod error;
-pub mod evaluate;
-pub mod info;
 pub mod length_runs;
 mod pipeline;
 mod report;
 mod sampler;
 mod spec;
+#[cfg(feature = "sprs")]
 pub mod sprs_interop;
 pub mod windows;
 
 pub use error::ReorderError;
-pub use info::MatrixInfo;
 pub use pipeline::{
     Reorderer, Reordering, Stage, DEFAULT_LENGTH_CHANGE_COST, DEFAULT_RUN_BLOCK,
     DRAFT_ABANDON_PERCENT, DRAFT_CHECKPOINT_DIVISOR, MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT,

@@ -127,6 +127,13 @@ pub enum SamplingError {
         /// Its content.
         found: String,
     },
+    /// Live hardware sampling was asked for, but this build has no `perf_event_open` support.
+    #[error(
+        "live hardware sampling (dast-perf) is not in this build: build spmv-reorder-sampling with \
+         its `live` feature (the spmv-reorder command line has it), or use `dast-sim` or a \
+         recorded trace instead"
+    )]
+    LiveSamplingNotBuilt,
     /// A `perf_event_open` call or ring-buffer operation failed.
     #[error("perf_event_open ({what}) failed: {source}")]
     Perf {

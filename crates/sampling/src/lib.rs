@@ -34,8 +34,10 @@
 //! ```
 //!
 //! # Crate features
-//! None. Live sampling is always compiled (Linux `perf_event_open`); it fails at run time with
-//! [`SamplingError::NoSamplingPmu`] on machines without PEBS load latency or IBS.
+//! - `live` (off by default): live hardware sampling through Linux `perf_event_open` (the
+//!   `perf-event2` crate). Without it, [`sample_live`] returns
+//!   [`SamplingError::LiveSamplingNotBuilt`]; with it, it fails at run time with
+//!   [`SamplingError::NoSamplingPmu`] on machines without PEBS load latency or IBS.
 //!
 //! # Design decisions
 //! - **The traced kernels live here**, not in the tuned SpMV engine: the DAST rule depends on

@@ -350,7 +350,8 @@ impl RawSample {
 ///
 /// # Errors
 /// [`SamplingError::NoSamplingPmu`] without a suitable PMU; [`SamplingError::Perf`] when the
-/// kernel refuses the event (e.g. `perf_event_paranoid`).
+/// kernel refuses the event (e.g. `perf_event_paranoid`); [`SamplingError::LiveSamplingNotBuilt`]
+/// when a PMU exists but the crate was built without its `live` feature.
 pub fn sample_live(
     matrix: &CsrMatrix<f64>,
     opts: &PerfOptions,
@@ -377,7 +378,18 @@ pub fn sample_live(
     Ok((layout, records))
 }
 
+/// Without the `live` feature: the error that says how to get live sampling.
+#[cfg(not(feature = "live"))]
+fn sample_block(
+    _event: &PmuEvent,
+    _opts: &PerfOptions,
+    _block: &mut dyn FnMut(),
+) -> Result<Vec<RawSample>, SamplingError> {
+    Err(SamplingError::LiveSamplingNotBuilt)
+}
+
 /// Opens a sampler on the calling thread, runs `block` under it and drains the samples.
+#[cfg(feature = "live")]
 fn sample_block(
     event: &PmuEvent,
     opts: &PerfOptions,
@@ -618,6 +630,20 @@ mod tests {
             sample_live(&a, &opts, 1),
             Err(SamplingError::NoSamplingPmu { .. })
         ));
+    }
+
+    #[cfg(not(feature = "live"))]
+    #[test]
+    fn live_sampling_needs_the_live_feature() {
+        let dir = fake_sysfs(INTEL);
+        let a = CsrMatrix::from_triplets(2, 2, vec![(0, 0, 1.0)]).unwrap();
+        let opts = PerfOptions {
+            sysfs: dir.path().to_owned(),
+            ..PerfOptions::default()
+        };
+        let e = sample_live(&a, &opts, 1).unwrap_err();
+        assert!(matches!(e, SamplingError::LiveSamplingNotBuilt), "{e}");
+        assert!(e.to_string().contains("`live` feature"), "{e}");
     }
 
     #[test]

@@ -1,10 +1,13 @@
-//! The evaluation of issue 7: every matrix of a folder through every ordering, with `D`, SpMV
+//! The evaluation: every matrix of a folder through every ordering, with `D`, SpMV
 //! GFLOP/s at several thread counts, speedups over the original and over RCM, reordering time in
 //! SpMV-equivalents and break-even iterations (SPEC section 6). SpMV times of one matrix's orderings
 //! are measured side by side, alternating repetitions, so their ratios survive a noisy machine.
 //! Called by `spmv-reorder evaluate`.
 
-use crate::{Method, ReorderError, Reorderer, RunBlocks, SamplerChoice, StartOrder, WindowSpec};
+use crate::EvaluateError;
+use spmv_reorder_reorder::{
+    Method, ReorderError, Reorderer, RunBlocks, SamplerChoice, StartOrder, WindowSpec,
+};
 use spmv_reorder_sparse::CsrMatrix;
 use spmv_reorder_spmv::bench::{run_many, BenchConfig};
 use spmv_reorder_spmv::Kernel;
@@ -101,7 +104,7 @@ pub struct EvaluateOptions {
 }
 
 impl EvaluateOptions {
-    /// The orderings of issue 7: identity, random, RCM, Gorder, degree, and TSP with full
+    /// The standard orderings: identity, random, RCM, Gorder, degree, and TSP with full
     /// information, with random 2% samples and with DAST-simulator samples; then RCM with the
     /// default `tsp`'s length runs and `tsp` without them, which tell what the runs give apart
     /// from the ordering.
@@ -207,7 +210,7 @@ pub fn evaluate_matrix(
     name: &str,
     a: &CsrMatrix<f64>,
     opts: &EvaluateOptions,
-) -> Result<MatrixEvaluation, ReorderError> {
+) -> Result<MatrixEvaluation, EvaluateError> {
     let (a, shuffled) = match opts.shuffle {
         Some(seed) if a.nrows() == a.ncols() => {
             (spmv_reorder_gen::shuffle_symmetric(a, seed)?.0, true)
@@ -279,9 +282,9 @@ pub fn evaluate_matrix(
 /// The Matrix Market files of `dir` (`.mtx`, `.mtx.gz`), sorted by name.
 ///
 /// # Errors
-/// [`ReorderError::Io`] when the folder cannot be read.
-pub fn matrix_files(dir: &Path) -> Result<Vec<PathBuf>, ReorderError> {
-    let io = |source| ReorderError::Io {
+/// [`EvaluateError::Io`] when the folder cannot be read.
+pub fn matrix_files(dir: &Path) -> Result<Vec<PathBuf>, EvaluateError> {
+    let io = |source| EvaluateError::Io {
         path: dir.to_path_buf(),
         source,
     };
@@ -297,7 +300,7 @@ pub fn matrix_files(dir: &Path) -> Result<Vec<PathBuf>, ReorderError> {
     Ok(files)
 }
 
-/// The figures issue 7 asks about, over a set of evaluated matrices.
+/// The headline figures over a set of evaluated matrices.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct EvaluationSummary {
     /// Matrices evaluated.

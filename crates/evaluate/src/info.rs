@@ -2,10 +2,11 @@
 //! bandwidth, structural symmetry, and the locality measures `D` and `D_w` (SPEC section 2).
 //! `O(nnz)` plus one transpose for the symmetry check.
 
-use crate::windows::windows_for;
-use crate::{ReorderError, WindowSpec};
+use crate::EvaluateError;
 use spmv_reorder_locality::{total_distance, windowed_distance, Parallelism};
 use spmv_reorder_mtx::MatrixMarket;
+use spmv_reorder_reorder::windows::windows_for;
+use spmv_reorder_reorder::WindowSpec;
 use spmv_reorder_sparse::CsrMatrix;
 
 /// A description of a Matrix Market matrix. Serialised as the JSON of `spmv-reorder info --json`.
@@ -51,9 +52,10 @@ impl MatrixInfo {
     /// Describes `m`; with `window`, also its `D_w` and number of windows.
     ///
     /// # Errors
-    /// [`ReorderError::Incompatible`] for latency windows (they need a sampled trace), and the
+    /// [`ReorderError::Incompatible`](spmv_reorder_reorder::ReorderError::Incompatible) (in
+    /// [`EvaluateError::Reorder`]) for latency windows (they need a sampled trace), and the
     /// locality model's errors.
-    pub fn compute(m: &MatrixMarket, window: Option<WindowSpec>) -> Result<Self, ReorderError> {
+    pub fn compute(m: &MatrixMarket, window: Option<WindowSpec>) -> Result<Self, EvaluateError> {
         let a = m.matrix.pattern();
         let par = Parallelism::Rayon;
         let (row_nnz_min, row_nnz_max, empty_rows) = row_length_stats(&a);
@@ -113,6 +115,7 @@ pub fn bandwidth<T: spmv_reorder_sparse::Value>(a: &CsrMatrix<T>) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use spmv_reorder_reorder::ReorderError;
     use spmv_reorder_sparse::AnyCsr;
 
     #[test]
@@ -165,7 +168,10 @@ mod tests {
             }),
         )
         .unwrap_err();
-        assert!(matches!(e, ReorderError::Incompatible(_)), "{e}");
+        assert!(
+            matches!(e, EvaluateError::Reorder(ReorderError::Incompatible(_))),
+            "{e}"
+        );
     }
 
     #[test]

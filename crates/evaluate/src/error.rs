@@ -1,0 +1,31 @@
+//! The one error type of the evaluation: the errors of the stages it calls, and its own I/O.
+
+/// Errors from describing or evaluating matrices.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EvaluateError {
+    /// A reordering could not be configured or run.
+    #[error(transparent)]
+    Reorder(#[from] spmv_reorder_reorder::ReorderError),
+    /// The locality model rejected its input.
+    #[error(transparent)]
+    Locality(#[from] spmv_reorder_locality::LocalityError),
+    /// Benchmarking SpMV failed.
+    #[error(transparent)]
+    Spmv(#[from] spmv_reorder_spmv::SpmvError),
+    /// Generating (shuffling) a matrix failed.
+    #[error(transparent)]
+    Gen(#[from] spmv_reorder_gen::GenError),
+    /// A matrix or permutation operation failed.
+    #[error(transparent)]
+    Sparse(#[from] spmv_reorder_sparse::SparseError),
+    /// A file or directory could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: std::path::PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+}
