@@ -77,22 +77,33 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod choice;
 mod error;
 pub mod length_runs;
+mod measure;
+mod path;
 mod pipeline;
+mod reorderer;
 mod report;
 mod sampler;
+mod side;
 mod spec;
 #[cfg(feature = "sprs")]
 pub mod sprs_interop;
+mod start;
+#[cfg(test)]
+mod testutil;
+mod tuning;
 pub mod windows;
 
 pub use error::ReorderError;
-pub use pipeline::{
-    Reorderer, Reordering, Stage, DEFAULT_LENGTH_CHANGE_COST, DEFAULT_RUN_BLOCK,
-    DRAFT_ABANDON_PERCENT, DRAFT_CHECKPOINT_DIVISOR, MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT,
-    REFINE_HEADROOM_PERCENT, SORT_ALL_MAX_COLUMNS, START_NEAR_BOUND_PERCENT,
-};
+pub use pipeline::{Reordering, Stage};
+pub use reorderer::Reorderer;
 pub use report::{CacheCheck, LengthRuns, ReorderReport, SideReport, StartNearBound, TspReport};
 pub use sampler::SamplerChoice;
 pub use spec::{Method, PermuteMode, RunBlocks, StartOrder, WindowSpec};
+pub use tuning::{
+    DEFAULT_LENGTH_CHANGE_COST, DEFAULT_RUN_BLOCK, DRAFT_ABANDON_PERCENT, DRAFT_CHECKPOINT_DIVISOR,
+    MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT, REFINE_HEADROOM_PERCENT, SORT_ALL_MAX_COLUMNS,
+    START_NEAR_BOUND_PERCENT,
+};

@@ -1,0 +1,246 @@
+//! The choice of a side's order under the cache check: SpMV's `x` reads priced by
+//! [`CacheModel`] for the input order, the start order and the path, and the rule that keeps one
+//! of them ([`crate::Reorderer::cache_check`]). Each price is one replay of the rows through the
+//! modelled caches, `O(nnz)`. Called by [`crate::side`] and [`crate::path`].
+
+use crate::measure::d_in_order;
+use crate::report::CacheCheck;
+use crate::tuning::{
+    DRAFT_ABANDON_PERCENT, MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT, REFINE_HEADROOM_PERCENT,
+};
+use crate::ReorderError;
+use spmv_reorder_locality::{CacheModel, ModelledCost};
+use spmv_reorder_sparse::{CsrMatrix, Permutation};
+
+/// Whether the rows of `structure` have a lower `D` in order `start` than in order `input`.
+pub(crate) fn start_has_lower_d(
+    structure: &CsrMatrix<()>,
+    start: &Permutation,
+    input: &Permutation,
+) -> Result<bool, ReorderError> {
+    Ok(d_in_order(structure, start)? < d_in_order(structure, input)?)
+}
+
+/// What the cache check prices: SpMV's `x` reads of `structure` under a row order, and the same
+/// column order when symmetric, else the columns as they are.
+pub(crate) struct Pricing<'a> {
+    model: &'a CacheModel,
+    structure: &'a CsrMatrix<()>,
+    /// The column order of every priced order when the permutation is not symmetric (built once
+    /// for the three or four orders priced).
+    fixed_cols: Option<Permutation>,
+}
+
+impl<'a> Pricing<'a> {
+    pub(crate) fn new(
+        model: &'a CacheModel,
+        structure: &'a CsrMatrix<()>,
+        symmetric: bool,
+    ) -> Self {
+        let fixed_cols = (!symmetric).then(|| Permutation::identity(structure.ncols()));
+        Self {
+            model,
+            structure,
+            fixed_cols,
+        }
+    }
+
+    pub(crate) fn cost(&self, rows: &Permutation) -> ModelledCost {
+        let cols = self.fixed_cols.as_ref().unwrap_or(rows);
+        self.model.cost(self.structure, rows, cols)
+    }
+
+    /// The input order and the start order (when there is one besides the input), priced side
+    /// by side on the pool's threads (the check took about a fifth of a default run on the
+    /// shuffled 1M-row grid, one replay after the other), and the model's floor.
+    pub(crate) fn price_others(&self, start: Option<&Permutation>) -> Priced {
+        let input_order = Permutation::identity(self.structure.nrows());
+        let (input, start) =
+            rayon::join(|| self.cost(&input_order), || start.map(|p| self.cost(p)));
+        Priced {
+            input_order,
+            input,
+            start,
+            floor: self.model.floor(self.structure),
+            draft: None,
+            draft_abandoned: false,
+            refined: None,
+        }
+    }
+}
+
+/// The modelled costs the cache check weighs.
+pub(crate) struct Priced {
+    /// The input order (the identity), returned when it is the cheapest.
+    input_order: Permutation,
+    input: ModelledCost,
+    start: Option<ModelledCost>,
+    /// What no order costs less than ([`CacheModel::floor`]).
+    floor: ModelledCost,
+    /// The path after the 2-opt + Or-opt descent, once computed (at the checkpoint when the
+    /// descent was abandoned there).
+    pub(crate) draft: Option<ModelledCost>,
+    /// Whether the descent was stopped at its checkpoint ([`DRAFT_CHECKPOINT_DIVISOR`]) because
+    /// the path was priced [`DRAFT_ABANDON_PERCENT`] percent of the cheaper other order or more.
+    pub(crate) draft_abandoned: bool,
+    /// The path refined from the draft, when it was.
+    pub(crate) refined: Option<ModelledCost>,
+}
+
+impl Priced {
+    /// The cheapest of the orders other than the path, in modelled cycles.
+    fn cheapest_other(&self) -> u64 {
+        self.start
+            .iter()
+            .fold(self.input.cycles, |c, s| c.min(s.cycles))
+    }
+
+    /// The cheaper other order's cost less the margin, in cycles times 100: the line a path's cost
+    /// times 100 must not cross.
+    fn margin_line(&self) -> u128 {
+        self.cheapest_other() as u128 * (100 - PATH_MARGIN_PERCENT) as u128
+    }
+
+    /// Whether a path costing `cycles` passes the check.
+    fn passes(&self, cycles: u128) -> bool {
+        cycles * 100 <= self.margin_line()
+    }
+
+    /// Whether a path priced `cost` at the draft's checkpoint ([`DRAFT_CHECKPOINT_DIVISOR`]) is
+    /// too far behind to finish: at least [`DRAFT_ABANDON_PERCENT`] percent of the cheaper other
+    /// order.
+    pub(crate) fn hopeless(&self, cost: ModelledCost) -> bool {
+        cost.cycles as u128 * 100 >= self.cheapest_other() as u128 * DRAFT_ABANDON_PERCENT as u128
+    }
+
+    /// Whether any path could pass the check: one at the model's floor would.
+    pub(crate) fn path_can_pass(&self) -> bool {
+        self.passes(self.floor.cycles as u128)
+    }
+
+    /// Whether the draft, priced [`REFINE_HEADROOM_PERCENT`] lower, would pass the check
+    /// (false before the draft is priced).
+    pub(crate) fn path_may_pass(&self) -> bool {
+        self.draft.is_some_and(|draft| {
+            let path = draft.cycles as u128 * (100 - REFINE_HEADROOM_PERCENT) as u128;
+            path < self.margin_line()
+        })
+    }
+
+    /// The path when its `x` reads cost at least [`PATH_MARGIN_PERCENT`] less than those of the
+    /// input order and of the start order, else the cheaper of those two, or when the model
+    /// prices them within [`MODEL_TIE_PERCENT`] of each other, the one `start_has_lower_d` (given
+    /// the start order and the input order) prefers, ties to the input; with the report of the
+    /// check.
+    ///
+    /// # Errors
+    /// Those of `start_has_lower_d`.
+    pub(crate) fn choose(
+        self,
+        start: Option<Permutation>,
+        path: Option<Permutation>,
+        start_has_lower_d: impl FnOnce(&Permutation, &Permutation) -> Result<bool, ReorderError>,
+    ) -> Result<(Permutation, CacheCheck), ReorderError> {
+        let path_cost = self.refined.or(self.draft);
+        let path = path
+            .zip(path_cost)
+            .filter(|(_, cost)| self.passes(cost.cycles as u128))
+            .map(|(path, _)| path);
+        let path_wins = path.is_some();
+        let tied = self
+            .start
+            .is_some_and(|s| tied(s.cycles, self.input.cycles));
+        let (kept, perm) = match (start.zip(self.start), path) {
+            (_, Some(path)) => ("path", path),
+            (Some((order, _)), None) if tied && start_has_lower_d(&order, &self.input_order)? => {
+                ("start", order)
+            }
+            (Some((order, cost)), None) if !tied && cost.cycles < self.input.cycles => {
+                ("start", order)
+            }
+            _ => ("input", self.input_order),
+        };
+        let check = CacheCheck {
+            input: self.input,
+            start: self.start,
+            floor: self.floor,
+            start_near_bound: None,
+            path: path_cost,
+            draft: self.draft,
+            draft_abandoned: self.draft_abandoned,
+            refined: self.refined.is_some(),
+            tied: tied && !path_wins,
+            kept,
+        };
+        Ok((perm, check))
+    }
+}
+
+/// Whether the model prices `a` and `b` within [`MODEL_TIE_PERCENT`] of each other.
+fn tied(a: u64, b: u64) -> bool {
+    a.abs_diff(b) as u128 * 100 <= a.max(b) as u128 * MODEL_TIE_PERCENT as u128
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_check_breaks_a_modelled_tie_by_d() {
+        let cost = |cycles| ModelledCost {
+            l1_misses: cycles,
+            l2_misses: 0,
+            cycles,
+        };
+        let priced = |input, start, path| Priced {
+            input_order: Permutation::identity(3),
+            input: cost(input),
+            start: Some(cost(start)),
+            floor: cost(0),
+            draft: Some(cost(path)),
+            draft_abandoned: false,
+            refined: None,
+        };
+        let rcm = Permutation::from_new_to_old(vec![2, 1, 0]).unwrap();
+        let path = Permutation::from_new_to_old(vec![1, 0, 2]).unwrap();
+        let choose = |p: Priced, start_lower: bool| {
+            let mut asked = false;
+            let (perm, check) = p
+                .choose(Some(rcm.clone()), Some(path.clone()), |start, input| {
+                    asked = true;
+                    assert_eq!((start, input), (&rcm, &Permutation::identity(3)));
+                    Ok(start_lower)
+                })
+                .unwrap();
+            (perm, check.kept, check.tied, asked)
+        };
+        // Within 5%: `D` decides, either way.
+        assert_eq!(
+            choose(priced(100, 104, 200), true),
+            (rcm.clone(), "start", true, true)
+        );
+        let input = Permutation::identity(3);
+        assert_eq!(
+            choose(priced(104, 100, 200), false),
+            (input.clone(), "input", true, true)
+        );
+        assert_eq!(choose(priced(100, 100, 200), true).1, "start");
+        // Further apart: the model decides, and `D` is not computed.
+        assert_eq!(
+            choose(priced(100, 106, 200), true),
+            (input, "input", false, false)
+        );
+        assert_eq!(
+            choose(priced(106, 100, 200), false),
+            (rcm.clone(), "start", false, false)
+        );
+        // A path 15% cheaper than both passes whatever the tie.
+        let (perm, kept, tied, asked) = choose(priced(100, 100, 85), false);
+        assert_eq!(
+            (perm, kept, tied, asked),
+            (path.clone(), "path", false, false)
+        );
+        let (_, kept, ..) = choose(priced(100, 100, 86), false);
+        assert_eq!(kept, "input");
+    }
+}

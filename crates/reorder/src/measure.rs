@@ -1,0 +1,139 @@
+//! The figures of a [`ReorderReport`]: `D` and `D_w` before and after, and the TSP path's totals
+//! over the sides (SPEC section 2). `D` after is that of the rows in their new order, since
+//! relabelling columns changes no row distance; the reordered pattern is built only for windows
+//! of several rows. `O(nnz)` each. Called by [`crate::pipeline`].
+
+use crate::report::{LengthRuns, ReorderReport, SideReport, TspReport};
+use crate::windows::{windows_for, SampledLatencies};
+use crate::{Method, PermuteMode, ReorderError, Reorderer, WindowSpec};
+use spmv_reorder_locality::Windows;
+use spmv_reorder_locality::{distance_in_order, total_distance, windowed_distance, Parallelism};
+use spmv_reorder_sampling::Coverage;
+use spmv_reorder_sparse::{CsrMatrix, Permutation};
+use spmv_reorder_tsp::relative_gap;
+
+/// What a reordering produced, to be measured.
+pub(crate) struct Ordered<'a> {
+    pub(crate) mode: PermuteMode,
+    /// The full pattern in the input order.
+    pub(crate) full: &'a CsrMatrix<()>,
+    pub(crate) rows: &'a Permutation,
+    pub(crate) cols: &'a Permutation,
+    /// The sampled latencies, when the sampler recorded them.
+    pub(crate) latencies: Option<SampledLatencies<'a>>,
+    /// The block of the length runs made, when made.
+    pub(crate) run_block: Option<usize>,
+    pub(crate) length_runs: Option<LengthRuns>,
+    pub(crate) row_report: Option<SideReport>,
+    pub(crate) col_report: Option<SideReport>,
+    pub(crate) coverage: Option<Coverage>,
+    pub(crate) sampling_seconds: f64,
+    pub(crate) reorder_seconds: f64,
+}
+
+impl Reorderer {
+    /// The report of `o`.
+    ///
+    /// # Errors
+    /// Those of the locality model and of the permutation of the pattern.
+    pub(crate) fn measure(&self, o: Ordered<'_>) -> Result<ReorderReport, ReorderError> {
+        let d_before = total_distance(o.full, Parallelism::Rayon);
+        let d_after = d_in_order(o.full, o.rows)?;
+        let sides: Vec<&SideReport> = o.row_report.iter().chain(o.col_report.iter()).collect();
+        let tsp: Vec<&TspReport> = sides.iter().filter_map(|s| s.tsp.as_ref()).collect();
+        let tsp_cost = (!tsp.is_empty()).then(|| tsp.iter().map(|t| t.cost).sum::<i64>());
+        let tsp_lower_bound =
+            (!tsp.is_empty()).then(|| tsp.iter().map(|t| t.lower_bound).sum::<i64>());
+        let d_w_before = match self.window {
+            WindowSpec::Fixed(1) => Some(d_before),
+            _ => self.spec_d_w(o.full, o.latencies)?,
+        };
+        let d_w_after = self.d_w_after(&o, d_after)?;
+        Ok(ReorderReport {
+            windows: sides.first().map_or(0, |s| s.windows),
+            tsp_cost,
+            tsp_lower_bound,
+            tsp_gap: tsp_cost
+                .zip(tsp_lower_bound)
+                .map(|(c, b)| relative_gap(c, b))
+                .filter(|gap| gap.is_finite()),
+            method: self.method.to_string(),
+            sampler: self.sampler.to_string(),
+            window: self.window.to_string(),
+            start: (self.method == Method::Tsp).then(|| self.start_order().to_string()),
+            permute: o.mode.to_string(),
+            seed: self.seed,
+            length_runs: o.length_runs,
+            reorder_seconds: o.reorder_seconds,
+            sampling_seconds: o.sampling_seconds,
+            d_before,
+            d_after,
+            d_w_before,
+            d_w_after,
+            rows: o.row_report,
+            cols: o.col_report,
+            coverage: o.coverage,
+        })
+    }
+
+    /// `D_w` after: for TSP under the windows the path moved as units, else under the window
+    /// spec on the new order (`None` for latency windows).
+    fn d_w_after(&self, o: &Ordered<'_>, d_after: u64) -> Result<Option<u64>, ReorderError> {
+        let after = || o.full.permute(o.rows, o.cols);
+        let single_rows = |lengths: &[usize]| lengths.iter().all(|&l| l == 1);
+        Ok(match (&o.row_report, self.method) {
+            // Rows sorted into runs of lengths no longer keep their windows together.
+            (Some(r), Method::Tsp)
+                if o.run_block.is_none()
+                    && let Some(lengths) = &r.window_lengths_in_order =>
+            {
+                if single_rows(lengths) {
+                    Some(d_after)
+                } else {
+                    Some(carried_d_w(&after()?, o.rows, r)?)
+                }
+            }
+            _ if matches!(self.window, WindowSpec::Latency { .. }) => None,
+            _ if self.window == WindowSpec::Fixed(1) => Some(d_after),
+            _ => self.spec_d_w(&after()?, None)?,
+        })
+    }
+
+    /// `D_w` of `pattern` under this configuration's window spec (`None` for latency windows
+    /// without latencies).
+    fn spec_d_w(
+        &self,
+        pattern: &CsrMatrix<()>,
+        latencies: Option<SampledLatencies<'_>>,
+    ) -> Result<Option<u64>, ReorderError> {
+        if matches!(self.window, WindowSpec::Latency { .. }) && latencies.is_none() {
+            return Ok(None);
+        }
+        let w = windows_for(self.window, pattern, latencies)?;
+        Ok(Some(windowed_distance(pattern, &w, Parallelism::Rayon)?))
+    }
+}
+
+/// `D` of `pattern`'s rows in the order of `rows`: that of `P·A·Qᵀ` for any column order `Q`.
+pub(crate) fn d_in_order(pattern: &CsrMatrix<()>, rows: &Permutation) -> Result<u64, ReorderError> {
+    Ok(distance_in_order(
+        pattern,
+        rows.new_to_old(),
+        Parallelism::Rayon,
+    )?)
+}
+
+/// `D_w` of the reordered matrix under the windows the TSP moved as units.
+fn carried_d_w(
+    after: &CsrMatrix<()>,
+    rows: &Permutation,
+    side: &SideReport,
+) -> Result<u64, ReorderError> {
+    let lengths = side
+        .window_lengths_in_order
+        .as_deref()
+        .expect("TSP sides record their window lengths");
+    debug_assert_eq!(lengths.iter().sum::<usize>(), rows.len());
+    let w = Windows::from_lengths(lengths)?;
+    Ok(windowed_distance(after, &w, Parallelism::Rayon)?)
+}

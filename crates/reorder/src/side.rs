@@ -1,0 +1,370 @@
+//! The ordering of one side: the rows, or the columns as the rows of `Aᵀ`. A peer method orders
+//! the side's pattern directly; the TSP method puts the rows in the start order ([`crate::start`]),
+//! cuts windows, builds the window graph and computes a path ([`crate::path`]), and the cache
+//! check chooses between the path, the start order and the input order ([`crate::choice`]),
+//! skipping the graph or the path when they could not change its choice.
+//!
+//! Cost: a peer's own; for TSP, windows and graph `O(nnz)` plus the candidate search, then the
+//! solve within its budget. Called by [`crate::pipeline`].
+
+use crate::choice::{start_has_lower_d, Priced, Pricing};
+use crate::pipeline::Stage;
+use crate::report::{SideReport, StartNearBound, TspReport};
+use crate::start::Start;
+use crate::windows::{windows_for, SampledLatencies};
+use crate::{Method, ReorderError, Reorderer, StartOrder};
+use spmv_reorder_locality::{GraphOptions, WindowGraph, Windows};
+use spmv_reorder_peers::{self as peers, PeerOptions};
+use spmv_reorder_sparse::{CsrMatrix, Permutation};
+use std::time::Instant;
+
+/// One side to order.
+pub(crate) struct SideInput<'a> {
+    /// The pattern the ordering sees: the sample's, or the full one.
+    pub(crate) pattern: &'a CsrMatrix<()>,
+    /// The full pattern of the same side, which an RCM start order and the cache check are
+    /// computed from.
+    pub(crate) structure: &'a CsrMatrix<()>,
+    /// Whether the row order will also order the columns (`x`).
+    pub(crate) symmetric: bool,
+    /// The sampled latencies of `pattern`'s rows, when the sampler recorded them.
+    pub(crate) latencies: Option<SampledLatencies<'a>>,
+    /// `"rows"` or `"cols"`.
+    pub(crate) side: &'static str,
+}
+
+impl Reorderer {
+    /// Orders the rows of `input.pattern`.
+    ///
+    /// # Errors
+    /// Those of the peer ordering, the windows, the window graph, the solver and the check.
+    pub(crate) fn order_side(
+        &self,
+        input: SideInput<'_>,
+        progress: &mut (dyn FnMut(&Stage) + Send),
+    ) -> Result<(Permutation, SideReport), ReorderError> {
+        let clock = Instant::now();
+        if let Some(method) = peer_method(self.method) {
+            progress(&Stage::Ordering { side: input.side });
+            let opts = PeerOptions {
+                seed: self.seed,
+                ..PeerOptions::default()
+            };
+            let p = peers::order(input.pattern, method, &opts)?;
+            let seconds = clock.elapsed().as_secs_f64();
+            return Ok((p, SideReport::peer(input.side, seconds)));
+        }
+        progress(&Stage::Graph { side: input.side });
+        let start_order = self.start_order();
+        let start = Start::new(start_order, input.structure, input.pattern, input.latencies)?;
+        let windows = windows_for(self.window, &start.pattern, start.latencies())?;
+        let work = SideWork {
+            config: self,
+            side: input.side,
+            structure: input.structure,
+            symmetric: input.symmetric,
+            start_order,
+            windows,
+            clock,
+        };
+        work.order(start, progress)
+    }
+}
+
+/// The peer method that orders a side, `None` for the TSP method.
+fn peer_method(method: Method) -> Option<peers::Method> {
+    match method {
+        Method::Tsp => None,
+        Method::Rcm => Some(peers::Method::Rcm),
+        Method::Gorder => Some(peers::Method::Gorder),
+        Method::Degree => Some(peers::Method::DegreeDescending),
+        Method::Identity => Some(peers::Method::Identity),
+        Method::Random => Some(peers::Method::Random),
+    }
+}
+
+/// A TSP side once its windows are cut in the start order.
+pub(crate) struct SideWork<'a> {
+    pub(crate) config: &'a Reorderer,
+    pub(crate) side: &'static str,
+    /// The side's full pattern in the input order.
+    pub(crate) structure: &'a CsrMatrix<()>,
+    pub(crate) symmetric: bool,
+    pub(crate) start_order: StartOrder,
+    /// The windows, cut in the start order.
+    pub(crate) windows: Windows,
+    /// When the side's ordering began.
+    pub(crate) clock: Instant,
+}
+
+/// Why no path was computed once the window graph had been: the start order was near its bound.
+#[derive(Clone, Copy)]
+struct GraphBuilt {
+    near: StartNearBound,
+    seconds: f64,
+    bounded_columns: usize,
+}
+
+impl SideWork<'_> {
+    /// The cache check's prices of the input and start orders first: when not even an order at
+    /// the model's floor would pass the check against them, neither the graph nor the path is
+    /// computed; nor the path when the start order is near the graph's bound.
+    fn order(
+        &self,
+        start: Start<'_>,
+        progress: &mut (dyn FnMut(&Stage) + Send),
+    ) -> Result<(Permutation, SideReport), ReorderError> {
+        let pricing = self
+            .config
+            .cache_check
+            .as_ref()
+            .map(|model| Pricing::new(model, self.structure, self.symmetric));
+        let mut priced = pricing
+            .as_ref()
+            .map(|p| p.price_others(start.first.as_ref()));
+        if let Some(priced) = priced.take_if(|priced| !priced.path_can_pass()) {
+            return self.without_path(priced, start.first, None);
+        }
+        let opts = GraphOptions::default()
+            .with_neighbours(self.config.neighbours)
+            .with_hub_limit(self.config.hub_limit);
+        let graph = WindowGraph::build(&start.pattern, &self.windows, &opts)?;
+        let graph_seconds = self.clock.elapsed().as_secs_f64();
+        if priced.is_some() {
+            let near = StartNearBound::of(&graph);
+            if let Some(priced) = priced.take_if(|_| near.holds()) {
+                let built = GraphBuilt {
+                    near,
+                    seconds: graph_seconds,
+                    bounded_columns: graph.bounded_columns(),
+                };
+                return self.without_path(priced, start.first, Some(built));
+            }
+        }
+        let check = pricing.as_ref().zip(priced);
+        self.with_path(start.first, &graph, graph_seconds, check, progress)
+    }
+
+    /// The order returned without a path: the input's or the start's (`first`), as the check
+    /// prefers.
+    fn without_path(
+        &self,
+        priced: Priced,
+        first: Option<Permutation>,
+        built: Option<GraphBuilt>,
+    ) -> Result<(Permutation, SideReport), ReorderError> {
+        let (perm, mut check) = priced.choose(first, None, |start, input| {
+            start_has_lower_d(self.structure, start, input)
+        })?;
+        let (graph_seconds, bounded_columns) =
+            built.map_or((0.0, 0), |b| (b.seconds, b.bounded_columns));
+        check.start_near_bound = built.map(|b| b.near);
+        let lengths = self.moved_windows(check.kept, None);
+        let report = self.report(lengths, graph_seconds, bounded_columns, None, Some(check));
+        Ok((perm, report))
+    }
+
+    /// The window lengths in the order the returned order `kept` moves them as units (see
+    /// [`SideReport::window_lengths_in_order`]): the path's (`path_order`) or the windows as cut
+    /// in the start order, which is the input order unless it is RCM (`None` for the input order
+    /// then).
+    pub(crate) fn moved_windows(
+        &self,
+        kept: &str,
+        path_order: Option<&[usize]>,
+    ) -> Option<Vec<usize>> {
+        let lengths = self.windows.lengths();
+        match (kept, path_order) {
+            ("path", Some(order)) => Some(order.iter().map(|&g| lengths[g]).collect()),
+            ("start", _) => Some(lengths),
+            _ if self.start_order != StartOrder::Rcm => Some(lengths),
+            _ => None,
+        }
+    }
+
+    /// The side's report; the ordering's seconds are those since the side began, less the
+    /// graph's.
+    pub(crate) fn report(
+        &self,
+        window_lengths_in_order: Option<Vec<usize>>,
+        graph_seconds: f64,
+        bounded_columns: usize,
+        tsp: Option<TspReport>,
+        cache_check: Option<crate::CacheCheck>,
+    ) -> SideReport {
+        SideReport {
+            side: self.side,
+            windows: self.windows.len(),
+            window_lengths_in_order,
+            graph_seconds,
+            order_seconds: self.clock.elapsed().as_secs_f64() - graph_seconds,
+            bounded_columns,
+            tsp,
+            cache_check,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testutil::{path_cost, quick};
+    use crate::tuning::{DRAFT_ABANDON_PERCENT, PATH_MARGIN_PERCENT, REFINE_HEADROOM_PERCENT};
+    use crate::{SideReport, StartOrder};
+    use spmv_reorder_gen::{poisson2d, poisson3d, shuffle_symmetric};
+    use spmv_reorder_locality::{total_distance, CacheModel, Parallelism};
+    use spmv_reorder_peers::{self as peers, PeerOptions};
+    use spmv_reorder_sparse::Permutation;
+
+    #[test]
+    fn cache_check_returns_the_order_whose_modelled_misses_cost_least() {
+        // x of a 120 x 120 grid (115 KB) does not fit the modelled 32 KiB L1.
+        let (a, _) = shuffle_symmetric(&poisson2d(120, 120).unwrap(), 3).unwrap();
+        let model = CacheModel::default();
+        let checked = quick().run(&a).unwrap();
+        let side = checked.report.rows.as_ref().unwrap();
+        let c = side.cache_check.as_ref().expect("checked by default");
+        let start = c.start.expect("an RCM start").cycles;
+        let got = model.cost(&a, &checked.rows, &checked.cols).cycles;
+        let id = Permutation::identity(a.nrows());
+        assert_eq!(c.input, model.cost(&a, &id, &id));
+        let others = start.min(c.input.cycles);
+        assert_eq!(c.floor, model.floor(&a));
+        assert!(c.floor.cycles <= others);
+        // The path is computed exactly when an order at the floor could pass.
+        let floor_passes = c.floor.cycles * 100 <= others * (100 - PATH_MARGIN_PERCENT);
+        assert_eq!(c.path.is_some(), floor_passes, "{c:?}");
+        let path = c.path.map(|p| p.cycles);
+        let path_wins = path.is_some_and(|p| p * 100 <= others * (100 - PATH_MARGIN_PERCENT));
+        assert_eq!(got, if path_wins { path.unwrap() } else { others });
+        let want = if path_wins {
+            "path"
+        } else if c.input.cycles <= start {
+            "input"
+        } else {
+            "start"
+        };
+        assert_eq!(c.kept, want);
+        assert!(c.input.cycles > start, "RCM beats a shuffled input");
+        assert!(!c.tied, "far apart: {c:?}");
+        assert!(c.input.l1_misses >= c.input.l2_misses);
+        let unchecked = quick().cache_check(None).run(&a).unwrap();
+        let rows = unchecked.report.rows.as_ref().unwrap();
+        assert!(rows.cache_check.is_none());
+        assert_eq!(
+            unchecked.report.tsp_cost.unwrap() as u64,
+            path_cost(&unchecked, &a),
+            "without the check the path is returned"
+        );
+        // A greedy start has no start order besides the input to compare with.
+        let greedy = quick().start(Some(StartOrder::Greedy)).run(&a).unwrap();
+        let g = greedy.report.rows.unwrap().cache_check.unwrap();
+        assert!(g.start.is_none() && g.input == c.input);
+    }
+
+    #[test]
+    fn no_path_is_computed_when_no_order_could_pass_the_check() {
+        // x of a 20 x 20 grid (3.2 KB) fits the modelled L1: RCM's order, like the shuffled
+        // input, costs just its compulsory misses, the floor.
+        let (a, _) = shuffle_symmetric(&poisson2d(20, 20).unwrap(), 5).unwrap();
+        let r = quick().run(&a).unwrap();
+        let side = r.report.rows.as_ref().unwrap();
+        let c = side.cache_check.as_ref().unwrap();
+        assert_eq!(c.start, Some(c.floor), "{c:?}");
+        assert!(c.path.is_none() && c.draft.is_none() && !c.refined, "{c:?}");
+        assert!(side.tsp.is_none() && r.report.tsp_cost.is_none());
+        assert_refined_by_the_rule(side);
+        // Tied with the input in the model, RCM's order has the lower `D`.
+        assert!(c.tied && c.kept == "start", "{c:?}");
+        let rcm = peers::order(&a.pattern(), peers::Method::Rcm, &PeerOptions::default()).unwrap();
+        assert_eq!(r.rows, rcm);
+        assert_eq!(
+            r.report.d_after,
+            total_distance(&a.permute(&rcm, &rcm).unwrap(), Parallelism::Rayon)
+        );
+        // Without the check the path is computed all the same.
+        let unchecked = quick().cache_check(None).run(&a).unwrap();
+        assert!(unchecked.report.tsp_cost.is_some());
+    }
+
+    /// Whether the check refined its draft exactly when the draft, priced the headroom lower,
+    /// would have passed it, and reported the draft's figures when it did not.
+    fn assert_refined_by_the_rule(side: &SideReport) {
+        let c = side.cache_check.as_ref().expect("checked");
+        let others = c
+            .start
+            .map_or(c.input.cycles, |s| s.cycles.min(c.input.cycles));
+        let Some(draft) = c.draft else {
+            // Not even an order at the floor would have passed, or the start order was near the
+            // bound: no path at all.
+            let floor_fails = c.floor.cycles * 100 > others * (100 - PATH_MARGIN_PERCENT);
+            assert!(floor_fails || c.start_near_bound.is_some_and(|n| n.holds()));
+            assert!(!c.refined && c.path.is_none() && side.tsp.is_none());
+            return;
+        };
+        assert_eq!(c.start_near_bound, None, "a path was computed");
+        // A draft set aside at its checkpoint was priced far behind there.
+        if c.draft_abandoned {
+            assert!(
+                draft.cycles * 100 >= others * DRAFT_ABANDON_PERCENT,
+                "{c:?}"
+            );
+        }
+        let may_pass =
+            draft.cycles * (100 - REFINE_HEADROOM_PERCENT) < others * (100 - PATH_MARGIN_PERCENT);
+        assert_eq!(c.refined, may_pass, "{c:?}");
+        let tsp = side.tsp.as_ref().unwrap();
+        if !c.refined {
+            assert_eq!(c.path, c.draft);
+            assert_eq!(tsp.cost, tsp.after_two_opt_cost, "the draft, not refined");
+            assert_eq!(tsp.after_local_search_cost, tsp.after_two_opt_cost);
+        }
+        assert!(tsp.cost <= tsp.after_two_opt_cost);
+    }
+
+    #[test]
+    fn no_path_is_computed_from_a_start_near_the_bound() {
+        // RCM's order of a 50³ grid reads x (1 MB) with more than the floor's misses, which lets
+        // a path try (a 2D grid's RCM order costs about the floor); it is within a few percent of
+        // the graph's lower bound.
+        let (a, _) = shuffle_symmetric(&poisson3d(50, 50, 50).unwrap(), 3).unwrap();
+        let r = quick().run(&a).unwrap();
+        let side = r.report.rows.as_ref().unwrap();
+        let c = side.cache_check.as_ref().unwrap();
+        let near = c.start_near_bound.unwrap_or_else(|| panic!("{c:?}"));
+        assert!(
+            near.holds() && near.lower_bound <= near.start_cost,
+            "{near:?}"
+        );
+        assert!(
+            c.path.is_none() && c.draft.is_none() && side.tsp.is_none(),
+            "{c:?}"
+        );
+        assert!(side.graph_seconds > 0.0);
+        assert_refined_by_the_rule(side);
+        let rcm = peers::order(&a.pattern(), peers::Method::Rcm, &PeerOptions::default()).unwrap();
+        assert_eq!((c.kept, &r.rows), ("start", &rcm), "{c:?}");
+        assert_eq!(near.start_cost, r.report.d_after, "window 1: D_w = D");
+        // From the shuffled input, far from the bound, a path is computed: see
+        // `the_check_refines_only_a_draft_that_may_pass`.
+    }
+
+    #[test]
+    fn the_check_refines_only_a_draft_that_may_pass() {
+        let (a, _) = shuffle_symmetric(&poisson2d(120, 120).unwrap(), 3).unwrap();
+        let model = CacheModel::default();
+        for start in [StartOrder::Rcm, StartOrder::Given] {
+            let r = quick().start(Some(start)).run(&a).unwrap();
+            let side = r.report.rows.as_ref().unwrap();
+            assert_refined_by_the_rule(side);
+            let c = side.cache_check.as_ref().unwrap();
+            if start == StartOrder::Given {
+                // The only other order is the shuffled input, far behind any path.
+                assert!(c.refined && c.kept == "path", "{c:?}");
+                assert_eq!(Some(model.cost(&a, &r.rows, &r.cols)), c.path);
+                let tsp = side.tsp.as_ref().unwrap();
+                assert!(tsp.after_local_search_cost <= tsp.after_two_opt_cost);
+                assert_eq!(r.report.tsp_cost.unwrap() as u64, path_cost(&r, &a));
+            }
+        }
+    }
+}
