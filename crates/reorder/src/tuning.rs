@@ -41,7 +41,7 @@ pub const REFINE_HEADROOM_PERCENT: u64 = 15;
 pub const START_NEAR_BOUND_PERCENT: u64 = 5;
 
 /// What the default TSP path pays for a change of row length between consecutive rows, in units
-/// of `d` (changed columns): [`Reorderer::length_change_cost`]. A mispredicted row end costs about
+/// of `d` (changed columns): [`crate::Reorderer::length_change_cost`]. A mispredicted row end costs about
 /// 15 cycles on an AMD EPYC (docs/RESULTS.md, thirteenth session), about what the cache model
 /// charges for an `x` read that misses L1 and hits L2 (14), and not every changed column misses.
 /// On the 30 bundled matrices, shuffled, the path (`--no-cache-check`) keeps the lowest `D` on 28
@@ -70,7 +70,7 @@ pub const DRAFT_CHECKPOINT_DIVISOR: usize = 2;
 pub const DRAFT_ABANDON_PERCENT: u64 = 140;
 
 /// Rows per block that the default `tsp` ordering sorts by length after ordering
-/// ([`Reorderer::length_runs`]). Measured against RCM's order on two machines (docs/RESULTS.md,
+/// ([`crate::Reorderer::length_runs`]). Measured against RCM's order on two machines (docs/RESULTS.md,
 /// thirteenth and fourteenth sessions):
 /// - On an Intel Xeon (L2 2 MiB), the 30 bundled matrices, shuffled, ran 1.12-1.13x as fast at
 ///   one thread with blocks of 32, 1.16x with 64, 1.16-1.18x with 128 and 1.22x with 1024. A
@@ -79,11 +79,11 @@ pub const DRAFT_ABANDON_PERCENT: u64 = 140;
 /// - On an AMD EPYC (L2 1 MiB) the geometric graph ran 1.42-1.50x with 32, 1.42x with 128 and
 ///   1.16x with 512; the bundled matrices gave the same with 16, 32 and 64.
 ///
-/// 128 is the block that neither machine's large graph punished. [`RunBlocks::Auto`] uses it for
+/// 128 is the block that neither machine's large graph punished. [`crate::RunBlocks::Auto`] uses it for
 /// matrices of more than [`SORT_ALL_MAX_COLUMNS`] columns.
 pub const DEFAULT_RUN_BLOCK: usize = 128;
 
-/// Up to this many columns ([`RunBlocks::Auto`]: `x` of 256 KiB in `f64`, a quarter of the
+/// Up to this many columns ([`crate::RunBlocks::Auto`]: `x` of 256 KiB in `f64`, a quarter of the
 /// smaller L2 of the project's two hosts), the default length runs sort all rows together: `x`
 /// then stays in L2 whatever the order, and one run per row length is fewer changes than blocks
 /// make. Measured on an Intel Xeon (L2 2 MiB; docs/RESULTS.md, fourteenth session), RCM's order
