@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The Python package's tests: builds `pip install ./python` into a virtual environment under target/
+# (maturin, numpy, scipy and pytest come from the package registry) and runs pytest on
+# python/tests. Called by scripts/test.sh after the Rust tests, whose release build gives the
+# command-line binary the tests compare with.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=target/python-venv
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+pip=("$venv/bin/python" -m pip --disable-pip-version-check --quiet)
+"${pip[@]}" install "maturin>=1.9.4,<2" numpy scipy pytest
+# The build uses the workspace's Cargo.lock (locked) and target directory.
+"${pip[@]}" install --no-build-isolation --force-reinstall --no-deps ./python
+export SPMV_REORDER_BIN="$PWD/target/release/spmv-reorder"
+"$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
