@@ -8,8 +8,9 @@ cd "$(dirname "$0")/.."
 venv=target/python-venv
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 pip=("$venv/bin/python" -m pip --disable-pip-version-check --quiet)
-"${pip[@]}" install "maturin>=1.9.4,<2" numpy scipy pytest
-# The build uses the workspace's Cargo.lock (locked) and target directory.
-"${pip[@]}" install --no-build-isolation --force-reinstall --no-deps ./python
+"${pip[@]}" install numpy scipy pytest
+# As a user installs it (pip fetches maturin for the build); the build uses the workspace's
+# Cargo.lock (locked) and target directory.
+"${pip[@]}" install --force-reinstall --no-deps ./python
 export SPMV_REORDER_BIN="$PWD/target/release/spmv-reorder"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
