@@ -5,6 +5,12 @@
 # command-line binary the tests compare with.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Without its `bench` feature the package's native module links no system library.
+tree=$(cargo tree --locked -p spmv-reorder-python --no-default-features -e normal,build --prefix none)
+if grep -E 'hwlocality|perf-event' <<<"$tree"; then
+  echo "python-test: spmv-reorder-python without 'bench' must not depend on hwlocality or perf-event" >&2
+  exit 1
+fi
 venv=target/python-venv
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 pip=("$venv/bin/python" -m pip --disable-pip-version-check --quiet)

@@ -52,12 +52,9 @@ pub(crate) fn mtx_error(e: MtxError) -> PyErr {
 /// A reordering error: `OSError` when a file could not be read (a trace, say), else
 /// `ValueError` (bad input or options, a sampler this machine does not have).
 pub(crate) fn reorder_error(e: ReorderError) -> PyErr {
-    match e {
-        ReorderError::Mtx(e) => mtx_error(e),
-        e => match io_cause(&e) {
-            Some(kind) => os_error(kind, message(&e)),
-            None => PyValueError::new_err(message(&e)),
-        },
+    match io_cause(&e) {
+        Some(kind) => os_error(kind, message(&e)),
+        None => PyValueError::new_err(message(&e)),
     }
 }
 
