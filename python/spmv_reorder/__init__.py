@@ -173,7 +173,7 @@ def mmread(path, *, threads=None):
         ValueError: the file is malformed (the message names the file and line).
     """
     threads = _convert.integer("threads", threads, minimum=1)
-    (indptr, indices, data), nrows, ncols, _field, _symmetry = _native.mmread(_path(path), threads)
+    (indptr, indices, data), nrows, ncols = _native.mmread(_path(path), threads)
     return _convert.from_arrays(indptr, indices, data, (nrows, ncols))
 
 

@@ -8,10 +8,9 @@ use pyo3::prelude::*;
 use spmv_reorder_mtx::{Format, Header, MatrixMarket, ReadOptions, Symmetry, WriteOptions};
 use std::path::PathBuf;
 
-/// `(indptr, indices, data, nrows, ncols, field, symmetry)` of a file: the expanded matrix (both
-/// triangles) as numpy arrays ([`NumpyCsr`]; `data` is `None` for a pattern) and the header's
-/// field and symmetry.
-type ReadMatrix<'py> = (NumpyCsr<'py>, usize, usize, &'static str, &'static str);
+/// `((indptr, indices, data), nrows, ncols)` of a file: the expanded matrix (both triangles) as
+/// numpy arrays ([`NumpyCsr`]; `data` is `None` for a pattern) and its shape.
+type ReadMatrix<'py> = (NumpyCsr<'py>, usize, usize);
 
 /// Reads a Matrix Market file (plain or gzipped) on `threads` threads (`None`: all cores).
 ///
@@ -33,8 +32,7 @@ pub(crate) fn mmread(
         .detach(|| spmv_reorder_mtx::read_path(&path, &opts))
         .map_err(mtx_error)?;
     let (nrows, ncols) = (m.matrix.nrows(), m.matrix.ncols());
-    let (field, symmetry) = (m.header.field.as_str(), m.header.symmetry.as_str());
-    Ok((to_numpy(py, m.matrix), nrows, ncols, field, symmetry))
+    Ok((to_numpy(py, m.matrix), nrows, ncols))
 }
 
 /// The symmetry spelled `text`, as Matrix Market spells it.
