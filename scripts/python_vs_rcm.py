@@ -48,14 +48,15 @@ def rcm(a, symmetric):
 
 
 def alternate(contenders, reps):
-    """Runs each contender once per round, rotating the order; returns (results, seconds)."""
+    """Runs each contender once per round, rotating the order; returns each contender's results
+    and seconds, one per round."""
     names = list(contenders)
     seconds = {n: [] for n in names}
-    results = {}
+    results = {n: [] for n in names}
     for r in range(reps):
         for n in names[r % len(names):] + names[:r % len(names)]:
             t = time.perf_counter()
-            results[n] = contenders[n]()
+            results[n].append(contenders[n]())
             seconds[n].append(time.perf_counter() - t)
     return results, seconds
 
@@ -81,8 +82,8 @@ def spmv_seconds(matrices, x_of, reps, min_seconds=0.05):
             b @ x
         return (time.perf_counter() - start) / k
 
-    _, seconds = alternate({n: (lambda n=n: sample(n)) for n in matrices}, reps)
-    return {n: statistics.median(s) for n, s in seconds.items()}
+    per_product, _ = alternate({n: (lambda n=n: sample(n)) for n in matrices}, reps)
+    return {n: statistics.median(s) for n, s in per_product.items()}
 
 
 def measure(path, cli, reps, shuffle):
@@ -100,6 +101,7 @@ def measure(path, cli, reps, shuffle):
             "cli": lambda: cli_round_trip(cli, a, workdir),
             "rcm": lambda: rcm(a, symmetric),
         }, reps)
+    perms = {n: runs[-1] for n, runs in perms.items()}
     if not np.array_equal(perms["reorder"], perms["cli"]):
         print(f"note: {path}: the command line's permutation differs from reorder(A)")
     rng = np.random.default_rng(0)
