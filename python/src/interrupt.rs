@@ -11,6 +11,10 @@
 //! worker's stack with [`std::panic::resume_unwind`], which skips the panic hook (nothing is
 //! printed) and is caught at the worker's top; every value the job built is dropped on the way.
 
+// `Stop::check` unwinds; with `panic = "abort"` it would end the process instead.
+#[cfg(panic = "abort")]
+compile_error!("the spmv_reorder module needs panic = \"unwind\" to stop a job on Ctrl-C");
+
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use std::any::Any;
