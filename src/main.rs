@@ -3,11 +3,16 @@
 
 mod cli;
 
+use clap::error::ErrorKind;
 use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    remove_temporary_files_on_signals();
+    let args = match cli::Cli::try_parse() {
+        Ok(args) => args,
+        Err(err) => return usage_error(&err),
+    };
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -18,8 +23,43 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("spmv-reorder: error: {err:#}");
+            cli::messages::report("error", &format!("{err:#}"));
             ExitCode::from(1)
         }
+    }
+}
+
+/// Help and version go to stdout (exit 0); a bad command line gets clap's message, with the
+/// options' values escaped, on stderr (exit 2).
+fn usage_error(err: &clap::Error) -> ExitCode {
+    use std::io::Write;
+    let text = err.render().to_string();
+    match err.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            // Nothing to do when stdout is closed (`--help | head`).
+            let _ = write!(std::io::stdout().lock(), "{text}");
+            ExitCode::SUCCESS
+        }
+        _ => {
+            let _ = write!(
+                std::io::stderr().lock(),
+                "{}",
+                cli::messages::printable(&text)
+            );
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// On `SIGINT`, `SIGTERM` or `SIGHUP`: removes the temporary files of the outputs being written
+/// (every output is left as it was before the run) and exits with 130.
+fn remove_temporary_files_on_signals() {
+    let installed = ctrlc::set_handler(|| {
+        spmv_reorder::mtx::remove_temporary_files();
+        cli::messages::report("error", "interrupted: no output was left half-written");
+        std::process::exit(130);
+    });
+    if let Err(e) = installed {
+        cli::messages::report("warning", &format!("cannot handle signals: {e}"));
     }
 }

@@ -6,5 +6,6 @@ mod cli;
 mod locality;
 mod mtx;
 mod regression;
+mod reliability;
 mod sampling;
 mod spmv;

@@ -19,17 +19,17 @@ pub struct BenchArgs {
     /// Kernel: static-rows, nnz-balanced, merge-path, dynamic, or all.
     #[arg(long, value_name = "K", default_value = "all")]
     kernel: String,
-    /// Timed samples per kernel (per matrix when comparing).
-    #[arg(long, value_name = "R", default_value_t = 20)]
+    /// Timed samples per kernel (per matrix when comparing), 1 to 100000.
+    #[arg(long, value_name = "R", default_value_t = 20, value_parser = super::values::count(1, 100_000))]
     reps: usize,
-    /// Untimed products before timing.
-    #[arg(long, value_name = "W", default_value_t = 3)]
+    /// Untimed products before timing, 0 to 100000.
+    #[arg(long, value_name = "W", default_value_t = 3, value_parser = super::values::count(0, 100_000))]
     warmup: usize,
-    /// Megabytes per STREAM triad array (three arrays); 0 skips the triad.
-    #[arg(long, value_name = "MB", default_value_t = 80)]
+    /// Megabytes per STREAM triad array (three arrays), at most 1000000; 0 skips the triad.
+    #[arg(long, value_name = "MB", default_value_t = 80, value_parser = super::values::count(0, 1_000_000))]
     stream_mb: usize,
-    /// Triad repetitions.
-    #[arg(long, value_name = "R", default_value_t = 10)]
+    /// Triad repetitions, 1 to 1000.
+    #[arg(long, value_name = "R", default_value_t = 10, value_parser = super::values::count(1, 1000))]
     stream_reps: usize,
     /// A permutation file: benchmark FILE before and after the symmetric permutation P·A·Pᵀ.
     #[arg(long, value_name = "PERM", conflicts_with = "after")]
@@ -38,7 +38,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "SECOND")]
     after: Option<PathBuf>,
     /// Seconds the reordering took, for the break-even iterations.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", value_parser = super::values::elapsed_seconds)]
     reorder_seconds: Option<f64>,
     /// Print JSON instead of text.
     #[arg(long)]

@@ -1,15 +1,16 @@
 //! `spmv-reorder evaluate DIR`: every matrix of a folder through every ordering, one table.
 
+use super::{messages, values};
 use anyhow::{bail, Context};
 use spmv_reorder::evaluate::evaluate::{
     evaluate_matrix, markdown_table, matrix_files, summarize, Candidate, EvaluateOptions,
     MatrixEvaluation,
 };
-use spmv_reorder::mtx::{self, ReadOptions};
+use spmv_reorder::mtx::{self, OutputPlan, ReadOptions};
 use spmv_reorder::plot::{bar_chart_svg, BarChartOptions};
-use spmv_reorder::reorder::Reorderer;
+use spmv_reorder::reorder::{Reorderer, SamplerChoice};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Arguments of `spmv-reorder evaluate`.
@@ -25,14 +26,15 @@ pub struct EvaluateArgs {
         long,
         value_delimiter = ',',
         default_value = "1,2",
-        value_name = "T,..."
+        value_name = "T,...",
+        value_parser = values::threads
     )]
     threads: Vec<usize>,
-    /// Timed samples per matrix and thread count.
-    #[arg(long, default_value_t = 7)]
+    /// Timed samples per matrix and thread count (1 to 1000).
+    #[arg(long, default_value_t = 7, value_parser = values::count(1, 1000))]
     reps: usize,
     /// Time budget of each TSP solve, in seconds.
-    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS", value_parser = values::seconds)]
     time_limit: f64,
     /// An ordering to evaluate instead of the standard set (repeat the option for several): the
     /// method, then optional changes separated by spaces: a sampler, `start=greedy|given|rcm`,
@@ -63,12 +65,6 @@ pub struct EvaluateArgs {
 
 /// Runs `spmv-reorder evaluate`.
 pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
-    if args.threads.is_empty() || args.threads.contains(&0) {
-        bail!("--threads needs thread counts of at least 1");
-    }
-    if !(args.time_limit.is_finite() && args.time_limit > 0.0) {
-        bail!("--time-limit must be a positive number of seconds");
-    }
     let time_limit = Some(Duration::from_secs_f64(args.time_limit));
     let mut opts = if args.orderings.is_empty() {
         EvaluateOptions::standard(args.seed, time_limit)
@@ -84,29 +80,97 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
     opts.shuffle = args.shuffle;
     opts.threads = args.threads.clone();
     opts.reps = args.reps;
-    let files: Vec<PathBuf> = matrix_files(&args.dir)?
-        .into_iter()
-        .filter(|f| {
-            args.only
-                .as_deref()
-                .is_none_or(|o| f.to_string_lossy().contains(o))
-        })
-        .collect();
-    if files.is_empty() {
-        bail!("{}: no .mtx or .mtx.gz files", args.dir.display());
-    }
+    let files = chosen_files(&args)?;
+    output_plan(&args, &files)?;
     let mut evals = Vec::with_capacity(files.len());
+    let mut failed = Vec::new();
     for (i, f) in files.iter().enumerate() {
         let name = f
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        eprintln!("[{}/{}] {name}", i + 1, files.len());
-        let m = mtx::read_path(f, &ReadOptions::default())?;
-        let e = evaluate_matrix(&name, &m.matrix.to_real(), &opts)
-            .with_context(|| format!("evaluating {}", f.display()))?;
-        evals.push(e);
+        messages::progress(&format!("[{}/{}] {name}", i + 1, files.len()));
+        let evaluated = mtx::read_path(f, &ReadOptions::default())
+            .map_err(anyhow::Error::from)
+            .and_then(|m| {
+                evaluate_matrix(&name, &m.matrix.to_real(), &opts)
+                    .with_context(|| format!("evaluating {}", f.display()))
+            });
+        match evaluated {
+            Ok(e) => evals.push(e),
+            Err(e) => {
+                messages::report("error", &format!("{e:#} (skipped)"));
+                failed.push(name);
+            }
+        }
     }
-    let summary = summarize(&evals);
+    if !evals.is_empty() {
+        write_results(&args, &evals)?;
+    }
+    if !failed.is_empty() {
+        bail!(
+            "{} of {} matrices could not be evaluated: {}",
+            failed.len(),
+            files.len(),
+            failed.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// The matrices of the folder that `--only` keeps.
+fn chosen_files(args: &EvaluateArgs) -> anyhow::Result<Vec<PathBuf>> {
+    let all = matrix_files(&args.dir)?;
+    if all.is_empty() {
+        bail!("{}: no .mtx or .mtx.gz files", args.dir.display());
+    }
+    let Some(only) = args.only.as_deref() else {
+        return Ok(all);
+    };
+    let files: Vec<PathBuf> = all
+        .iter()
+        .filter(|f| {
+            f.file_name()
+                .is_some_and(|n| n.to_string_lossy().contains(only))
+        })
+        .cloned()
+        .collect();
+    if files.is_empty() {
+        bail!(
+            "{}: none of its {} matrix files has `{only}` in its name (--only)",
+            args.dir.display(),
+            all.len()
+        );
+    }
+    Ok(files)
+}
+
+/// Every file the run reads and writes: no output may be one of the matrices, a sampler's file,
+/// or another output.
+fn output_plan(args: &EvaluateArgs, files: &[PathBuf]) -> anyhow::Result<()> {
+    let mut plan = OutputPlan::new();
+    for f in files {
+        plan.input("matrix", f);
+    }
+    for token in args.orderings.iter().flat_map(|o| o.split_whitespace()) {
+        if let Ok(sampler) = token.parse::<SamplerChoice>() {
+            for f in sampler.input_files() {
+                plan.input("sampler file", f);
+            }
+        }
+    }
+    plan.output("standard output (the table)", Path::new("-"))?;
+    if let Some(p) = &args.markdown {
+        plan.output("--markdown", p)?;
+    }
+    if let Some(p) = &args.chart {
+        plan.output("--chart", p)?;
+    }
+    Ok(())
+}
+
+/// The table (or JSON) on stdout, and the Markdown and chart files asked for.
+fn write_results(args: &EvaluateArgs, evals: &[MatrixEvaluation]) -> anyhow::Result<()> {
+    let summary = summarize(evals);
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(
@@ -115,19 +179,19 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
         )?;
         writeln!(out)?;
     } else {
-        write!(out, "{}", markdown_table(&evals))?;
+        write!(out, "{}", markdown_table(evals))?;
         writeln!(out, "\n{}", serde_json::to_string_pretty(&summary)?)?;
     }
     if let Some(path) = &args.markdown {
         let text = format!(
             "{}\n```json\n{}\n```\n",
-            markdown_table(&evals),
+            markdown_table(evals),
             serde_json::to_string_pretty(&summary)?
         );
         mtx::write_atomically(path, |w| w.write_all(text.as_bytes()))?;
     }
     if let Some(path) = &args.chart {
-        chart(&evals, path)?;
+        chart(evals, path)?;
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use spmv_reorder::gen::{self, BandedGaussian, Rmat};
-use spmv_reorder::mtx::{write_path, Format, MatrixMarket, Symmetry, WriteOptions};
+use spmv_reorder::mtx::{write_path, Format, MatrixMarket, OutputPlan, Symmetry, WriteOptions};
 use spmv_reorder::sparse::{AnyCsr, CsrMatrix};
 use std::path::PathBuf;
 
@@ -100,6 +100,8 @@ enum Kind {
 
 /// Runs `spmv-reorder gen`.
 pub fn run(args: GenArgs) -> anyhow::Result<()> {
+    // Refuses a directory or a missing folder before generating.
+    OutputPlan::new().output("-o", &args.output)?;
     let (matrix, symmetric) = generate(&args.kind)?;
     let matrix = match args.shuffle {
         Some(seed) => gen::shuffle_symmetric(&matrix, seed)?.0,

@@ -6,12 +6,14 @@ pub mod bench;
 pub mod evaluate;
 pub mod gen;
 pub mod info;
+pub mod messages;
 pub mod reorder;
 pub mod sample;
 pub mod stream;
 pub mod team;
 pub mod topology;
 pub mod trace_kernel;
+pub mod values;
 
 /// Reorder a sparse matrix so that y = A·x runs faster (cache locality of x).
 ///

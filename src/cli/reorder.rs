@@ -1,10 +1,11 @@
 //! The main job, `spmv-reorder IN -o OUT`: read, reorder, write the reordered matrix (and on
 //! request the permutation, a JSON report, spy plots and a before/after SpMV benchmark).
 
+use super::values;
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use spmv_reorder::locality::{CacheModel, ModelledCost};
-use spmv_reorder::mtx::{self, MatrixMarket, ReadOptions, Symmetry, WriteOptions};
+use spmv_reorder::mtx::{self, MatrixMarket, OutputPlan, ReadOptions, Symmetry, WriteOptions};
 use spmv_reorder::plot::{spy_png, SpyOptions};
 use spmv_reorder::reorder::{
     Method, PermuteMode, ReorderReport, Reorderer, Reordering, RunBlocks, SamplerChoice, Stage,
@@ -56,7 +57,7 @@ pub struct ReorderArgs {
     spy: Option<(PathBuf, PathBuf)>,
     /// Time budget of the TSP solve, in seconds (per side): it stops the local search and the
     /// kicks early.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = values::seconds)]
     time_limit: f64,
     /// Chained Lin-Kernighan kicks after the local search (random double bridges, each repaired
     /// and kept when the path gets no longer). Each kick lowers `D` a little at a cost: on the
@@ -68,8 +69,8 @@ pub struct ReorderArgs {
     /// Seed of every random choice.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Threads (default: all cores).
-    #[arg(long, value_name = "T")]
+    /// Threads, from 1 to the CPUs this process may use (default: all of them).
+    #[arg(long, value_name = "T", value_parser = values::threads)]
     threads: Option<usize>,
     /// Where the TSP path starts: greedy (matching of candidate edges), given (the order as
     /// read), rcm (reverse Cuthill-McKee of the full pattern, then windows and path refine it).
@@ -125,9 +126,7 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
         );
     };
     let reorderer = reorderer(&args)?;
-    if let Some(out) = &args.output {
-        refuse_overwriting_input(&input, out)?;
-    }
+    let mut plan = output_plan(&args, &input)?;
     let bar = progress_bar(args.quiet);
     bar.set_message(format!("reading {}", input.display()));
     let t = Instant::now();
@@ -144,6 +143,10 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
     let reordering = reorderer
         .run_with_progress(&pattern, &mut move |stage| show(&progress_bar, stage))
         .with_context(|| format!("reordering {}", input.display()))?;
+    let cols_file = columns_permutation_file(&args, &reordering);
+    if let Some(cols) = &cols_file {
+        plan.output("--perm-out (columns)", cols)?;
+    }
     // The reordered matrix, built only when something reads it (a summary alone does not).
     let needed = args.output.is_some() || args.spy.is_some() || args.bench;
     let reordered = needed
@@ -157,7 +160,7 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
         };
         mtx::write_path(out, reordered, &opts)?;
     }
-    let perm_files = write_permutations(&args, &reordering)?;
+    let perm_files = write_permutations(&args, &reordering, cols_file)?;
     if let Some(((before, after), reordered)) = args.spy.as_ref().zip(reordered.as_ref()) {
         spy_png(&pattern, before, &SpyOptions::default())?;
         spy_png(&reordered.matrix.pattern(), after, &SpyOptions::default())?;
@@ -225,14 +228,7 @@ fn parse_spy(s: &str) -> Result<(PathBuf, PathBuf), String> {
 
 /// The library configuration the arguments describe (validated).
 fn reorderer(args: &ReorderArgs) -> anyhow::Result<Reorderer> {
-    if args.threads == Some(0) {
-        bail!("--threads must be at least 1");
-    }
-    let seconds = args.time_limit;
-    if !(seconds.is_finite() && seconds > 0.0) {
-        bail!("--time-limit must be a positive number of seconds, got {seconds}");
-    }
-    let time_limit = Some(Duration::from_secs_f64(seconds));
+    let time_limit = Some(Duration::from_secs_f64(args.time_limit));
     Ok(Reorderer::new()
         .method(args.method)
         .sampler(args.sampler.clone())
@@ -250,22 +246,31 @@ fn reorderer(args: &ReorderArgs) -> anyhow::Result<Reorderer> {
         .length_change_cost(args.length_change_cost))
 }
 
-/// Refuses an output path that names the input file (the input is never overwritten).
-fn refuse_overwriting_input(input: &Path, output: &Path) -> anyhow::Result<()> {
-    if input == Path::new("-") || output == Path::new("-") {
-        return Ok(());
+/// Every file the job reads and writes, checked before anything is read: no output is an input
+/// or another output. The columns' permutation file is added once the permutation is known.
+fn output_plan(args: &ReorderArgs, input: &Path) -> anyhow::Result<OutputPlan> {
+    let mut plan = OutputPlan::new();
+    plan.input("input", input);
+    for f in args.sampler.input_files() {
+        plan.input("--sampler file", f);
     }
-    let same = match (input.canonicalize(), output.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    };
-    if same {
-        bail!(
-            "the output {} is the input file: refusing to overwrite it; choose another -o",
-            output.display()
-        );
+    if let Some(out) = &args.output {
+        plan.output("-o", out)?;
     }
-    Ok(())
+    if !args.quiet && args.output.as_deref() != Some(Path::new("-")) {
+        plan.output("standard output (the summary)", Path::new("-"))?;
+    }
+    if let Some(p) = &args.perm_out {
+        plan.output("--perm-out", p)?;
+    }
+    if let Some(p) = &args.report {
+        plan.output("--report", p)?;
+    }
+    if let Some((before, after)) = &args.spy {
+        plan.output("--spy (before)", before)?;
+        plan.output("--spy (after)", after)?;
+    }
+    Ok(plan)
 }
 
 /// The reordered matrix in the input's field; symmetric storage is kept under a symmetric
@@ -293,8 +298,23 @@ fn reordered_file(file: &MatrixMarket, r: &Reordering) -> anyhow::Result<MatrixM
     Ok(out)
 }
 
-/// Writes `--perm-out`; returns the files written.
-fn write_permutations(args: &ReorderArgs, r: &Reordering) -> anyhow::Result<Vec<PathBuf>> {
+/// The file of the columns' permutation: `--perm-out` with `.cols` appended, when the columns
+/// have an order of their own.
+fn columns_permutation_file(args: &ReorderArgs, r: &Reordering) -> Option<PathBuf> {
+    let path = args.perm_out.as_ref()?;
+    (r.report.permute != PermuteMode::Symmetric.to_string()).then(|| {
+        let mut cols = path.clone().into_os_string();
+        cols.push(".cols");
+        PathBuf::from(cols)
+    })
+}
+
+/// Writes `--perm-out` (and the columns' file); returns the files written.
+fn write_permutations(
+    args: &ReorderArgs,
+    r: &Reordering,
+    cols_file: Option<PathBuf>,
+) -> anyhow::Result<Vec<PathBuf>> {
     let Some(path) = &args.perm_out else {
         return Ok(Vec::new());
     };
@@ -308,10 +328,7 @@ fn write_permutations(args: &ReorderArgs, r: &Reordering) -> anyhow::Result<Vec<
     };
     mtx::write_permutation(path, &r.rows, &what("row"))?;
     let mut written = vec![path.clone()];
-    if r.report.permute != PermuteMode::Symmetric.to_string() {
-        let mut cols = path.clone().into_os_string();
-        cols.push(".cols");
-        let cols = PathBuf::from(cols);
+    if let Some(cols) = cols_file {
         mtx::write_permutation(&cols, &r.cols, &what("column"))?;
         written.push(cols);
     }

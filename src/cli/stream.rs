@@ -9,11 +9,11 @@ use std::io::Write;
 pub struct StreamArgs {
     #[command(flatten)]
     team: super::team::TeamArgs,
-    /// Megabytes per array (three arrays).
-    #[arg(long, value_name = "MB", default_value_t = 80)]
+    /// Megabytes per array (three arrays), 1 to 1000000.
+    #[arg(long, value_name = "MB", default_value_t = 80, value_parser = super::values::count(1, 1_000_000))]
     array_mb: usize,
-    /// Timed repetitions (the best is reported).
-    #[arg(long, value_name = "R", default_value_t = 10)]
+    /// Timed repetitions (the best is reported), 1 to 1000.
+    #[arg(long, value_name = "R", default_value_t = 10, value_parser = super::values::count(1, 1000))]
     reps: usize,
     /// Print JSON instead of text.
     #[arg(long)]

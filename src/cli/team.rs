@@ -6,8 +6,9 @@ use spmv_reorder_spmv::{Pinning, Topology};
 /// `--threads`, `--pin` and `--place`.
 #[derive(Debug, clap::Args)]
 pub struct TeamArgs {
-    /// Threads (default: every PU, or the length of a CPU list).
-    #[arg(long, value_name = "T")]
+    /// Threads, from 1 to the CPUs this process may use (default: every PU, or the length of a
+    /// CPU list).
+    #[arg(long, value_name = "T", value_parser = super::values::threads)]
     pub threads: Option<usize>,
     /// Pinning: none, compact, scatter, or a CPU list (`0-2-1-3` or `0,2,1,3`).
     #[arg(long, value_name = "POLICY", default_value = "scatter")]

@@ -20,7 +20,7 @@ pub struct TopologyArgs {
     #[arg(long, value_name = "POLICY")]
     pin: Option<String>,
     /// Threads for `--pin` (default: every PU, or the length of a CPU list).
-    #[arg(long, value_name = "T", requires = "pin")]
+    #[arg(long, value_name = "T", requires = "pin", value_parser = super::values::threads)]
     threads: Option<usize>,
 }
 

@@ -8,8 +8,10 @@
 //! ```
 
 use anyhow::Context;
+use spmv_reorder_mtx::OutputPlan;
 use spmv_reorder_sampling::{Kernel, TracedSpmv};
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `spmv-reorder trace-kernel`.
 #[derive(Debug, clap::Args)]
@@ -21,19 +23,23 @@ pub struct TraceKernelArgs {
     #[arg(long, value_name = "LAYOUT")]
     emit_layout: PathBuf,
     /// SpMV iterations (the samplers use the second by default).
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1000))]
     iterations: u32,
     /// The traced kernel: per-nonzero (y[i] in memory in the inner loop) or per-row (y[i] stored
     /// once per row).
     #[arg(long, default_value = "per-nonzero")]
     kernel: Kernel,
     /// Threads (keep 1 under valgrind: lackey does not tell threads apart).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
-    threads: u64,
+    #[arg(long, default_value_t = 1, value_parser = super::values::threads)]
+    threads: usize,
 }
 
 /// Runs `spmv-reorder trace-kernel`.
 pub fn run(args: TraceKernelArgs) -> anyhow::Result<()> {
+    let mut plan = OutputPlan::new();
+    plan.input("input", &args.file);
+    plan.output("--emit-layout", &args.emit_layout)?;
+    plan.output("standard output (the summary)", Path::new("-"))?;
     let read_opts = spmv_reorder_mtx::ReadOptions {
         threads: Some(1),
         ..Default::default()
@@ -41,11 +47,16 @@ pub fn run(args: TraceKernelArgs) -> anyhow::Result<()> {
     let file = spmv_reorder_mtx::read_path(&args.file, &read_opts)
         .with_context(|| format!("reading {}", args.file.display()))?;
     let matrix = file.matrix.to_real();
-    let mut run = TracedSpmv::new(&matrix, args.kernel, args.threads as usize, args.iterations);
-    run.run_recorded(&args.emit_layout)
-        .with_context(|| format!("writing the layout {}", args.emit_layout.display()))?;
+    let mut run = TracedSpmv::new(&matrix, args.kernel, args.threads, args.iterations);
+    run.run_recorded(|layout| {
+        spmv_reorder_mtx::write_atomically(&args.emit_layout, |w| {
+            w.write_all(layout.to_json().as_bytes())
+        })
+    })
+    .with_context(|| format!("writing the layout {}", args.emit_layout.display()))?;
     let checksum: f64 = run.y().iter().sum();
-    println!(
+    writeln!(
+        std::io::stdout().lock(),
         "traced {} iteration(s) of the {} kernel on {} thread(s): {} x {}, {} nonzeros, sum(y) = {checksum}",
         args.iterations,
         args.kernel,
@@ -53,6 +64,6 @@ pub fn run(args: TraceKernelArgs) -> anyhow::Result<()> {
         matrix.nrows(),
         matrix.ncols(),
         matrix.nnz()
-    );
+    )?;
     Ok(())
 }

@@ -62,7 +62,7 @@ pub(crate) fn coordinate<T: MtxValue>(
         .into_par_iter()
         .zip(parts.par_iter())
         .map(|((cols, vals), rows)| fill_rows(rows.clone(), &row_ptr, chunks, mirror, cols, vals))
-        .collect();
+        .collect::<Result<_, _>>()?;
     let lens: Vec<usize> = lens.into_iter().flatten().collect();
     let (row_ptr, col_idx, values) = compact(row_ptr, col_idx, values, &lens);
     Ok(CsrMatrix::new_unchecked(
@@ -185,7 +185,7 @@ fn fill_rows<T: MtxValue>(
     mirror: Option<fn(T) -> T>,
     cols: &mut [u32],
     vals: &mut [T],
-) -> Vec<usize> {
+) -> Result<Vec<usize>, ParseError> {
     let base = row_ptr[rows.start];
     let mut next: Vec<usize> = row_ptr[rows.clone()].iter().map(|&p| p - base).collect();
     let mut place = |r: u32, c: u32, v: T| {
@@ -210,16 +210,26 @@ fn fill_rows<T: MtxValue>(
     let mut scratch = Vec::new();
     rows.map(|i| {
         let span = row_ptr[i] - base..row_ptr[i + 1] - base;
-        sort_row(&mut cols[span.clone()], &mut vals[span], &mut scratch)
+        sort_row(&mut cols[span.clone()], &mut vals[span], &mut scratch).map_err(|col| {
+            ParseError::IntegerOverflow {
+                what: "the sum of the duplicate entries",
+                row: i as u64 + 1,
+                col: u64::from(col) + 1,
+            }
+        })
     })
     .collect()
 }
 
 /// Sorts one row by column (stable, so duplicates are summed in file order) and sums duplicates
-/// into the front; returns the merged length.
-fn sort_row<T: Value>(cols: &mut [u32], vals: &mut [T], scratch: &mut Vec<(u32, T)>) -> usize {
+/// into the front; returns the merged length, or the column whose sum does not fit the type.
+fn sort_row<T: MtxValue>(
+    cols: &mut [u32],
+    vals: &mut [T],
+    scratch: &mut Vec<(u32, T)>,
+) -> Result<usize, u32> {
     if cols.windows(2).all(|w| w[0] < w[1]) {
-        return cols.len();
+        return Ok(cols.len());
     }
     scratch.clear();
     scratch.extend(cols.iter().copied().zip(vals.iter().copied()));
@@ -227,14 +237,14 @@ fn sort_row<T: Value>(cols: &mut [u32], vals: &mut [T], scratch: &mut Vec<(u32, 
     let mut len = 0;
     for &(c, v) in scratch.iter() {
         if len > 0 && cols[len - 1] == c {
-            vals[len - 1] = vals[len - 1].accumulate(v);
+            vals[len - 1] = vals[len - 1].checked_accumulate(v).ok_or(c)?;
         } else {
             cols[len] = c;
             vals[len] = v;
             len += 1;
         }
     }
-    len
+    Ok(len)
 }
 
 /// Removes the gaps left by merged duplicates (`lens[i]` entries kept at the front of row `i`).

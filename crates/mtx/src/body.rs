@@ -261,6 +261,13 @@ fn check_triangle<T: MtxValue>(
             col: c,
         });
     }
+    if symmetry == Symmetry::SkewSymmetric && !value.has_negation() {
+        return Err(ParseError::IntegerOverflow {
+            what: "the mirror (the negation) of this entry",
+            row: c,
+            col: r,
+        });
+    }
     if row == col {
         match symmetry {
             Symmetry::SkewSymmetric => return Err(ParseError::SkewDiagonal { index: r }),

@@ -58,6 +58,39 @@ pub enum MtxError {
         /// What was asked, e.g. `"a pattern matrix in array format"`.
         what: String,
     },
+    /// An output names a file that is an input or another output of the same run
+    /// ([`crate::OutputPlan`]): the same file after symbolic links, however spelt.
+    #[error(
+        "{what}{} is the same file as {}{other_what}{}: {}",
+        dash_or(path),
+        if *other_is_input { "the " } else { "" },
+        dash_or(other),
+        if *other_is_input {
+            "refusing to overwrite an input"
+        } else {
+            "give each output of a run its own file"
+        }
+    )]
+    SameFile {
+        /// The output refused, as the user named it (an option such as `--report`).
+        what: String,
+        /// Its path.
+        path: PathBuf,
+        /// The file it clashes with, as the user named it.
+        other_what: String,
+        /// Its path.
+        other: PathBuf,
+        /// True when that file is an input.
+        other_is_input: bool,
+    },
+    /// An output path names something that cannot take a file's contents.
+    #[error("{}: cannot write to {kind}", Source(path))]
+    NotWritable {
+        /// The path.
+        path: Option<PathBuf>,
+        /// What it is: `"a directory"`, `"a block device"`, `"a socket"`.
+        kind: &'static str,
+    },
     /// The worker threads could not be started.
     #[error("cannot start {threads} worker threads: {message}")]
     ThreadPool {
@@ -91,7 +124,9 @@ impl MtxError {
             MtxError::Parse { path, .. }
             | MtxError::Io { path, .. }
             | MtxError::NotSymmetric { path, .. }
-            | MtxError::Unsupported { path, .. } => path.as_deref(),
+            | MtxError::Unsupported { path, .. }
+            | MtxError::NotWritable { path, .. } => path.as_deref(),
+            MtxError::SameFile { path, .. } => Some(path),
             MtxError::ThreadPool { .. } => None,
         }
     }
@@ -102,8 +137,9 @@ impl MtxError {
             MtxError::Parse { path, .. }
             | MtxError::Io { path, .. }
             | MtxError::NotSymmetric { path, .. }
-            | MtxError::Unsupported { path, .. } => *path = new,
-            MtxError::ThreadPool { .. } => {}
+            | MtxError::Unsupported { path, .. }
+            | MtxError::NotWritable { path, .. } => *path = new,
+            MtxError::SameFile { .. } | MtxError::ThreadPool { .. } => {}
         }
         self
     }
@@ -122,6 +158,15 @@ impl MtxError {
             line,
             kind,
         }
+    }
+}
+
+/// ` PATH`, or nothing for `-` (standard input or output, named by the label before it).
+fn dash_or(path: &std::path::Path) -> String {
+    if path.as_os_str() == "-" {
+        String::new()
+    } else {
+        format!(" {}", path.display())
     }
 }
 
@@ -298,6 +343,16 @@ pub enum ParseError {
         /// 1-based index.
         index: u64,
     },
+    /// An integer value whose mirror or sum with duplicates does not fit 64 bits.
+    #[error("{what} at ({row}, {col}) does not fit a 64-bit integer")]
+    IntegerOverflow {
+        /// What overflows: the mirror of a skew-symmetric entry, or the sum of duplicates.
+        what: &'static str,
+        /// 1-based row of the overflowing entry.
+        row: u64,
+        /// 1-based column.
+        col: u64,
+    },
     /// Bytes that are not UTF-8 text.
     #[error("the line is not valid UTF-8 text")]
     NotUtf8,
@@ -350,6 +405,7 @@ impl ParseError {
             ParseError::AboveDiagonal { .. } => "above_diagonal",
             ParseError::SkewDiagonal { .. } => "skew_diagonal",
             ParseError::HermitianDiagonal { .. } => "hermitian_diagonal",
+            ParseError::IntegerOverflow { .. } => "integer_overflow",
             ParseError::NotUtf8 => "not_utf8",
             ParseError::Gzip { .. } => "gzip",
             ParseError::RepeatedIndex { .. } => "repeated_index",

@@ -7,6 +7,8 @@
 //!   [`WriteOptions`] to change the format or symmetry.
 //! - [`read_permutation`] / [`write_permutation`]: permutation files (one 1-based old index per
 //!   line, in new order). [`write_atomically`]: any other output file, written atomically.
+//! - [`OutputPlan`]: the files of one run, checked before any is written, so that no output
+//!   replaces an input or another output (the same file after links, however spelt).
 //! - [`MtxError`] is the one error type; input errors carry the path and line ([`ParseError`]).
 //!
 //! ```
@@ -72,8 +74,11 @@
 //! - **Checked sizes**: dimensions over `u32::MAX` (the column index type) are errors; entry counts
 //!   are `u64` then `usize`; large arrays are reserved with `try_reserve` so an absurd size line gives
 //!   [`ParseError::OutOfMemory`] instead of an abort.
-//! - **Atomic output**: every file is written to a temporary file in its directory and renamed, so
-//!   no half-written output is ever left, and the output may replace the input. `-` means stdout.
+//! - **Atomic output**: every file is written to a temporary file in its directory
+//!   (`.NAME.XXXXXX.spmv-reorder.tmp`) and renamed, so no half-written output is ever left; the
+//!   binary removes the temporary files on `SIGINT`/`SIGTERM` ([`remove_temporary_files`]). A
+//!   symbolic link is followed (the link stays), a device or FIFO is written in place (never
+//!   replaced by a file), a directory is refused. `-` means stdout.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -86,9 +91,11 @@ mod matrix_market;
 mod options;
 mod output;
 mod permutation;
+mod plan;
 mod read;
 mod stream;
 mod symmetry;
+mod target;
 mod value;
 mod write;
 
@@ -96,11 +103,12 @@ pub use error::{MtxError, ParseError};
 pub use header::{Format, Header, Symmetry};
 pub use matrix_market::MatrixMarket;
 pub use options::{ReadOptions, WriteOptions};
-pub use output::{write_atomically, write_path};
+pub use output::{remove_temporary_files, write_atomically, write_path, TEMPORARY_SUFFIX};
 pub use permutation::{
     read_permutation, read_permutation_from, read_permutation_of_len, write_permutation,
     PERMUTATION_DIRECTION,
 };
+pub use plan::OutputPlan;
 pub use read::{read, read_bytes, read_path};
 pub use spmv_reorder_sparse::Field;
 pub use write::write;

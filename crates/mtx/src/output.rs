@@ -1,13 +1,17 @@
 //! Output files: written to a temporary file in the target directory, then renamed over the
-//! target, so a reader never sees a half-written file and a failed write leaves nothing behind.
-//! `-` means stdout; a path ending in `.gz` gets gzip compression (matrices only). `O(output)`.
+//! target, so a reader never sees a half-written file and a failed write leaves nothing behind;
+//! devices and FIFOs are written in place (`target.rs`). `-` means stdout; a path ending in `.gz`
+//! gets gzip compression (matrices only). `O(output)`.
 
 use crate::error::MtxError;
 use crate::input::is_dash;
 use crate::options::WriteOptions;
+use crate::target::{self, Target};
 use crate::MatrixMarket;
+use std::fs::OpenOptions;
 use std::io::{BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// Writes `m` to `path` atomically (temporary file, then rename); `.gz` paths are compressed and
 /// `-` writes to stdout.
@@ -33,13 +37,17 @@ pub fn write_path(path: &Path, m: &MatrixMarket, opts: &WriteOptions) -> Result<
 }
 
 /// Writes whatever `body` produces to `path` atomically: into a temporary file in the same
-/// directory, renamed over `path` only when `body` succeeded. `-` writes to stdout. No
-/// compression is applied. On Unix the file keeps the permissions of the file it replaces
-/// (`0644` when new). Atomic against failures of this process and concurrent readers, not against power loss
-/// (no `fsync`).
+/// directory (`.NAME.XXXXXX` + [`TEMPORARY_SUFFIX`]), renamed over `path` only when `body`
+/// succeeded. A symbolic link is followed: the file it leads to is replaced and the link stays.
+/// A character device or FIFO (`/dev/null`, a terminal, a named pipe) is written in place, not
+/// replaced. `-` writes to stdout. No compression is applied. On Unix the file keeps the
+/// permissions of the file it replaces (`0644` when new). Atomic against failures of this process
+/// and concurrent readers, not against power loss (no `fsync`); on `SIGINT` or `SIGTERM` the
+/// binary removes the temporary file ([`remove_temporary_files`]).
 ///
 /// # Errors
-/// [`MtxError::Io`] naming `path` when `body` fails or the file cannot be created or renamed.
+/// [`MtxError::Io`] naming `path` when `body` fails or the file cannot be created or renamed;
+/// [`MtxError::NotWritable`] for a directory, block device or socket.
 pub fn write_atomically(
     path: &Path,
     body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
@@ -54,34 +62,109 @@ pub(crate) fn write_output(
 ) -> Result<(), MtxError> {
     let named = |e: MtxError| e.with_path(Some(path.to_path_buf()));
     let io = |operation| move |e| named(MtxError::io(operation, e));
-    if is_dash(path) {
-        let mut w = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-        body(&mut w).map_err(named)?;
-        return w.flush().map_err(io("write"));
-    }
-    let Some(name) = path.file_name() else {
-        return Err(io("create")(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "the output path names no file",
-        )));
+    let target = match target::resolve(path)? {
+        Target::Stdout => {
+            let mut w = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+            body(&mut w).map_err(named)?;
+            return w.flush().map_err(io("write"));
+        }
+        Target::WriteThrough(device) => {
+            let file = OpenOptions::new()
+                .write(true)
+                .open(&device)
+                .map_err(io("open"))?;
+            let mut w = BufWriter::with_capacity(1 << 16, file);
+            body(&mut w).map_err(named)?;
+            return w.flush().map_err(io("write"));
+        }
+        Target::File(file) => file,
     };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let prefix = format!(".{}.", name.to_string_lossy());
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".tmp");
-    #[cfg(unix)]
-    builder.permissions(permissions_for(path));
-    let mut tmp = builder.tempfile_in(dir).map_err(io("create"))?;
+    let mut tmp = TemporaryFile::create(&target).map_err(io("create"))?;
     {
-        let mut w = BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
+        let mut w = BufWriter::with_capacity(1 << 20, tmp.writer());
         body(&mut w).map_err(named)?;
         w.flush().map_err(io("write"))?;
     }
-    tmp.persist(path).map_err(|e| io("rename")(e.error))?;
-    Ok(())
+    tmp.persist(&target).map_err(io("rename"))
+}
+
+/// Every name a temporary output file of this process ends with.
+pub const TEMPORARY_SUFFIX: &str = ".spmv-reorder.tmp";
+
+/// The temporary files being written now, for [`remove_temporary_files`].
+static LIVE_TEMPORARY_FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn live_temporary_files() -> MutexGuard<'static, Vec<PathBuf>> {
+    LIVE_TEMPORARY_FILES
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Removes the temporary files of the outputs being written, leaving every target as it was;
+/// returns how many were removed. For a signal handler (`SIGINT`, `SIGTERM`) that ends the
+/// process next: writes still running fail, so call it only on the way out.
+pub fn remove_temporary_files() -> usize {
+    live_temporary_files()
+        .drain(..)
+        .filter(|p| std::fs::remove_file(p).is_ok())
+        .count()
+}
+
+/// A temporary file beside its target, `.NAME.XXXXXX.spmv-reorder.tmp`, known to
+/// [`remove_temporary_files`] while it lives; removed on drop unless renamed over its target.
+/// Created, renamed and removed under the lock of that list, so a signal never misses one.
+struct TemporaryFile {
+    file: Option<tempfile::NamedTempFile>,
+}
+
+impl TemporaryFile {
+    fn create(target: &Path) -> std::io::Result<Self> {
+        // Short enough that the temporary name stays within the 255 bytes of a file name.
+        let name: String = target
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .chars()
+            .take(100)
+            .collect();
+        let prefix = format!(".{name}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(TEMPORARY_SUFFIX);
+        #[cfg(unix)]
+        builder.permissions(permissions_for(target));
+        let mut live = live_temporary_files();
+        let file = builder.tempfile_in(target::parent(target))?;
+        live.push(file.path().to_path_buf());
+        Ok(TemporaryFile { file: Some(file) })
+    }
+
+    fn writer(&mut self) -> &mut std::fs::File {
+        self.file
+            .as_mut()
+            .expect("present until renamed or dropped")
+            .as_file_mut()
+    }
+
+    /// Renames the file over `target`.
+    fn persist(mut self, target: &Path) -> std::io::Result<()> {
+        let mut live = live_temporary_files();
+        let file = self.file.take().expect("present until renamed or dropped");
+        let path = file.path().to_path_buf();
+        let renamed = file.persist(target).map(drop).map_err(|e| e.error);
+        live.retain(|p| *p != path);
+        renamed
+    }
+}
+
+impl Drop for TemporaryFile {
+    fn drop(&mut self) {
+        let mut live = live_temporary_files();
+        if let Some(file) = self.file.take() {
+            let path = file.path().to_path_buf();
+            drop(file);
+            live.retain(|p| *p != path);
+        }
+    }
 }
 
 /// The permissions of the file `path` replaces, or `0644` for a new file.

@@ -233,6 +233,15 @@ pub(crate) trait MtxValue: Value {
     fn is_real(self) -> bool {
         true
     }
+    /// True when `-self` is a value of the type (not for the most negative integer): the mirror
+    /// of a skew-symmetric entry.
+    fn has_negation(self) -> bool {
+        true
+    }
+    /// `self + other` (duplicates are summed), `None` when the sum does not fit (integers).
+    fn checked_accumulate(self, other: Self) -> Option<Self> {
+        Some(self.accumulate(other))
+    }
 }
 
 fn same_f64(a: f64, b: f64) -> bool {
@@ -278,6 +287,12 @@ impl MtxValue for i64 {
     }
     fn zero() -> Self {
         0
+    }
+    fn has_negation(self) -> bool {
+        self != i64::MIN
+    }
+    fn checked_accumulate(self, other: Self) -> Option<Self> {
+        self.checked_add(other)
     }
 }
 

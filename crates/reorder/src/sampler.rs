@@ -35,6 +35,16 @@ impl FromStr for SamplerChoice {
     }
 }
 
+impl SamplerChoice {
+    /// The files the sampler reads (a recorded trace and its layout); none for the others.
+    pub fn input_files(&self) -> Vec<&std::path::Path> {
+        match self {
+            SamplerChoice::All => Vec::new(),
+            SamplerChoice::Sampled { spec, .. } => spec.input_files(),
+        }
+    }
+}
+
 impl fmt::Display for SamplerChoice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -57,6 +67,14 @@ mod tests {
             matches!(r, SamplerChoice::Sampled { spec, .. } if matches!(*spec, SamplerSpec::Random { .. }))
         );
         assert!("random:2".parse::<SamplerChoice>().is_err());
+        assert!(r.input_files().is_empty());
+        let t: SamplerChoice = "trace:lackey=a.txt,layout=b.json".parse().unwrap();
+        let files: Vec<String> = t
+            .input_files()
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        assert_eq!(files, ["a.txt", "b.json"]);
         assert!("bogus".parse::<SamplerChoice>().is_err());
     }
 }

@@ -51,7 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         writeln!(text, "{l}")?;
     }
     std::fs::write(trace_out, text)?;
-    layout.write(layout_out)?;
+    std::fs::write(layout_out, layout.to_json())?;
     Ok(())
 }
 

@@ -253,19 +253,20 @@ impl TracedSpmv {
         self.run_iteration_with(iteration, |_, run| run());
     }
 
-    /// The traced run of `spmv-reorder trace-kernel`: writes the layout to `layout_path` before
-    /// the first iteration (so it exists even if the run is cut short), runs every iteration
-    /// between its markers, stores the end marker, then rewrites the layout with each
-    /// iteration's `CLOCK_MONOTONIC` window and returns it.
+    /// The traced run of `spmv-reorder trace-kernel`: saves the layout with `save` before the
+    /// first iteration (so it exists even if the run is cut short), runs every iteration between
+    /// its markers, stores the end marker, then saves the layout again with each iteration's
+    /// `CLOCK_MONOTONIC` window and returns it. The caller decides where and how it is written
+    /// ([`Layout::to_json`]).
     ///
     /// # Errors
-    /// [`crate::SamplingError::Io`] when the layout can not be written.
-    pub fn run_recorded(
+    /// What `save` returns.
+    pub fn run_recorded<E>(
         &mut self,
-        layout_path: &std::path::Path,
-    ) -> Result<Layout, crate::SamplingError> {
+        mut save: impl FnMut(&Layout) -> Result<(), E>,
+    ) -> Result<Layout, E> {
         let mut layout = self.layout();
-        layout.write(layout_path)?;
+        save(&layout)?;
         for it in 0..self.iterations {
             let start = crate::monotonic_ns();
             self.run_iteration(it);
@@ -274,7 +275,7 @@ impl TracedSpmv {
                 .push((start, crate::monotonic_ns()));
         }
         self.mark(self.iterations as usize);
-        layout.write(layout_path)?;
+        save(&layout)?;
         Ok(layout)
     }
 }
@@ -356,7 +357,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.layout.json");
         let mut run = TracedSpmv::new(&a, Kernel::PerNonzero, 2, 3);
-        let layout = run.run_recorded(&path).unwrap();
+        let mut saved = 0;
+        let layout = run
+            .run_recorded(|l| {
+                saved += 1;
+                std::fs::write(&path, l.to_json())
+            })
+            .unwrap();
+        assert_eq!(saved, 2);
         assert_eq!(Layout::read(&path).unwrap(), layout);
         let w = &layout.iteration_times_ns;
         assert_eq!(w.len(), 3);

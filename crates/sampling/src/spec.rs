@@ -71,6 +71,21 @@ pub enum TraceSource {
     Lackey(PathBuf),
 }
 
+impl SamplerSpec {
+    /// The files the sampler reads: a recorded trace and its layout; none for the others.
+    pub fn input_files(&self) -> Vec<&std::path::Path> {
+        match self {
+            SamplerSpec::Trace(t) => {
+                let trace = match &t.source {
+                    TraceSource::PerfScript(p) | TraceSource::Lackey(p) => p,
+                };
+                vec![trace.as_path(), t.layout.as_path()]
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
 impl FromStr for SamplerSpec {
     type Err = SamplingError;
 

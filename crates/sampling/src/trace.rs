@@ -211,16 +211,11 @@ impl Layout {
         Ok(layout)
     }
 
-    /// Writes the layout as JSON, atomically (a temporary file renamed over `path`).
-    ///
-    /// # Errors
-    /// [`SamplingError::Io`].
-    pub fn write(&self, path: &Path) -> Result<(), SamplingError> {
+    /// The layout as pretty JSON text, ending with a line break (what [`Layout::read`] reads).
+    pub fn to_json(&self) -> String {
         let mut text = serde_json::to_string_pretty(self).expect("a layout always serialises");
         text.push('\n');
-        let tmp = path.with_extension("layout.tmp");
-        std::fs::write(&tmp, text).map_err(|e| SamplingError::io(&tmp, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| SamplingError::io(path, e))
+        text
     }
 
     /// Maps every record's address through the layout (sets [`TraceRecord::target`]).
@@ -277,7 +272,7 @@ mod tests {
         let l = layout();
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("l.json");
-        l.write(&p).unwrap();
+        std::fs::write(&p, l.to_json()).unwrap();
         assert_eq!(Layout::read(&p).unwrap(), l);
 
         let mut bad = l.clone();

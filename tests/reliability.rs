@@ -1,0 +1,348 @@
+//! Integration tests: what the tool never does to a user's files, and how it fails on bad input
+//! and bad options (no panic, no abort, no hang, no unbounded memory; a message naming the file).
+
+use crate::common::{binary, matrix, run, temp_dir};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Writes the small bundled matrix `bcsstk04` into `dir` as `name` (plain text).
+fn small_matrix(dir: &Path, name: &str) {
+    let m = spmv_reorder::mtx::read_path(&matrix("bcsstk04.mtx.gz"), &Default::default()).unwrap();
+    spmv_reorder::mtx::write_path(&dir.join(name), &m, &Default::default()).unwrap();
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Runs the binary in `dir` and checks that it refused the command line with `needle` in its
+/// message, without a panic, leaving the folder exactly as it was.
+fn assert_refused(dir: &Path, args: &[&str], needle: &str) {
+    let before = contents(dir);
+    let (ok, _, err) = run(args, dir);
+    assert!(!ok, "{args:?} should fail");
+    assert!(err.contains(needle), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    assert!(before == contents(dir), "{args:?} changed the folder");
+}
+
+/// The names in `dir` with the bytes of the regular files (a FIFO is not read: that would wait
+/// for a writer).
+fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    names(dir)
+        .into_iter()
+        .map(|n| {
+            let path = dir.join(&n);
+            let is_file = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file());
+            let bytes = if is_file {
+                std::fs::read(path).unwrap()
+            } else {
+                Vec::new()
+            };
+            (n, bytes)
+        })
+        .collect()
+}
+
+const INPUT: &str = "refusing to overwrite an input";
+const OTHER_OUTPUT: &str = "its own file";
+
+#[test]
+fn no_subcommand_writes_over_an_input_however_it_is_spelt() {
+    let dir = temp_dir();
+    let d = dir.path();
+    small_matrix(d, "in.mtx");
+    std::fs::create_dir(d.join("m")).unwrap();
+    small_matrix(&d.join("m"), "a.mtx");
+    small_matrix(&d.join("m"), "b.mtx");
+    std::fs::hard_link(d.join("in.mtx"), d.join("hard.mtx")).unwrap();
+    std::os::unix::fs::symlink("in.mtx", d.join("soft.mtx")).unwrap();
+    let trace = crate::common::root().join("tests/data/traces");
+    let layout = trace.join("west0381.layout.json");
+    let sampler = format!(
+        "trace:perf-script={},layout={}",
+        trace.join("west0381.perf.txt").display(),
+        layout.display()
+    );
+    let layout = layout.to_str().unwrap();
+    for (args, needle) in [
+        (vec!["in.mtx", "-o", "./in.mtx"], INPUT),
+        (vec!["in.mtx", "-o", "hard.mtx"], INPUT),
+        (vec!["in.mtx", "-o", "soft.mtx"], INPUT),
+        (vec!["in.mtx", "-o", "o.mtx", "--report", "in.mtx"], INPUT),
+        (vec!["in.mtx", "--perm-out", "in.mtx"], INPUT),
+        (
+            vec!["in.mtx", "-o", "o.mtx", "--perm-out", "soft.mtx"],
+            INPUT,
+        ),
+        (
+            vec!["in.mtx", "-o", "o.mtx", "--spy", "in.mtx,a.png"],
+            INPUT,
+        ),
+        (
+            vec!["in.mtx", "-o", "o.mtx", "--spy", "b.png,m/../in.mtx"],
+            INPUT,
+        ),
+        (
+            vec!["in.mtx", "--sampler", &sampler, "--report", layout],
+            INPUT,
+        ),
+        (
+            vec![
+                "sample",
+                "in.mtx",
+                "--sampler",
+                "random:0.5",
+                "-o",
+                "in.mtx",
+            ],
+            INPUT,
+        ),
+        (
+            vec!["sample", "in.mtx", "--sampler", &sampler, "-o", layout],
+            INPUT,
+        ),
+        (
+            vec!["trace-kernel", "in.mtx", "--emit-layout", "in.mtx"],
+            INPUT,
+        ),
+        (vec!["evaluate", "m", "--markdown", "m/a.mtx"], INPUT),
+        (vec!["evaluate", "m", "--chart", "./m/b.mtx"], INPUT),
+    ] {
+        assert_refused(d, &args, needle);
+    }
+}
+
+#[test]
+fn no_output_is_another_output_of_the_same_run() {
+    let dir = temp_dir();
+    let d = dir.path();
+    small_matrix(d, "in.mtx");
+    std::fs::create_dir(d.join("m")).unwrap();
+    small_matrix(&d.join("m"), "a.mtx");
+    for args in [
+        vec!["in.mtx", "-o", "out.mtx", "--perm-out", "out.mtx"],
+        vec!["in.mtx", "-o", "out.mtx", "--report", "./out.mtx"],
+        vec!["in.mtx", "--perm-out", "p.txt", "--report", "m/../p.txt"],
+        vec!["in.mtx", "-o", "out.mtx", "--spy", "a.png,a.png"],
+        vec!["in.mtx", "-o", "-", "--perm-out", "-"],
+        vec!["evaluate", "m", "--markdown", "r.md", "--chart", "r.md"],
+    ] {
+        assert_refused(d, &args, OTHER_OUTPUT);
+    }
+    // Standard output redirected to a file counts as that file.
+    let out = std::fs::File::create(d.join("out.mtx")).unwrap();
+    let status = binary()
+        .args(["in.mtx", "-o", "out.mtx"])
+        .current_dir(d)
+        .stdout(out)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(!status.success());
+    // An independent column order goes to `--perm-out` + `.cols`: refused when that is `-o`.
+    assert_refused(
+        d,
+        &[
+            "in.mtx",
+            "--permute",
+            "both",
+            "--perm-out",
+            "p",
+            "-o",
+            "p.cols",
+        ],
+        OTHER_OUTPUT,
+    );
+}
+
+#[test]
+fn devices_fifos_and_links_are_written_through_and_directories_refused() {
+    let dir = temp_dir();
+    let d = dir.path();
+    small_matrix(d, "in.mtx");
+    std::os::unix::fs::symlink("/dev/null", d.join("null")).unwrap();
+    std::os::unix::fs::symlink("target.mtx", d.join("link.mtx")).unwrap();
+    std::fs::create_dir(d.join("folder")).unwrap();
+    // A device (through a link) takes every output, several at once, and stays a device.
+    let (ok, _, err) = run(
+        &[
+            "in.mtx",
+            "-o",
+            "null",
+            "--perm-out",
+            "null",
+            "--report",
+            "null",
+            "-q",
+        ],
+        d,
+    );
+    assert!(ok, "{err}");
+    assert!(std::fs::symlink_metadata(d.join("null"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+    // A link to a file: the file gets the output, the link stays a link.
+    let (ok, _, err) = run(&["in.mtx", "-o", "link.mtx", "-q"], d);
+    assert!(ok, "{err}");
+    assert!(std::fs::symlink_metadata(d.join("link.mtx"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read_to_string(d.join("target.mtx"))
+        .unwrap()
+        .starts_with("%%MatrixMarket"));
+    // A FIFO is written in place: its reader gets the whole matrix.
+    let fifo = d.join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let reader = std::thread::spawn({
+        let fifo = fifo.clone();
+        move || std::fs::read(fifo).unwrap()
+    });
+    let (ok, _, err) = run(&["in.mtx", "-o", "fifo", "-q"], d);
+    assert!(ok, "{err}");
+    let text = reader.join().unwrap();
+    assert_eq!(
+        text,
+        std::fs::read(d.join("target.mtx")).unwrap(),
+        "the FIFO's reader got the matrix"
+    );
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    assert_refused(
+        d,
+        &["in.mtx", "-o", "folder"],
+        "cannot write to a directory",
+    );
+    assert_refused(
+        d,
+        &[
+            "gen",
+            "poisson2d",
+            "--nx",
+            "3",
+            "-o",
+            "no-such-folder/x.mtx",
+        ],
+        "no-such-folder/x.mtx",
+    );
+}
+
+#[test]
+fn a_signal_during_a_write_leaves_the_target_as_it_was_and_no_temporary_file() {
+    let dir = temp_dir();
+    let d = dir.path();
+    std::fs::write(d.join("big.mtx.gz"), "the old contents").unwrap();
+    for signal in ["TERM", "INT"] {
+        // Compressing ~70 MB of text takes seconds: long enough to interrupt.
+        let mut child = binary()
+            .args(["gen", "poisson3d", "--nx", "80", "-o", "big.mtx.gz"])
+            .current_dir(d)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while !names(d).iter().any(|n| n.ends_with(".spmv-reorder.tmp")) {
+            assert!(std::time::Instant::now() < deadline, "no temporary file");
+            assert!(child.try_wait().unwrap().is_none(), "finished too soon");
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        let killed = Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(130), "{signal}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+        assert_eq!(names(d), ["big.mtx.gz"], "{signal}");
+        assert_eq!(
+            std::fs::read_to_string(d.join("big.mtx.gz")).unwrap(),
+            "the old contents"
+        );
+    }
+}
+
+/// Runs the binary with its standard output on a pipe whose reader is already gone.
+fn run_into_closed_pipe(args: &[&str], dir: &Path) -> (Option<i32>, String) {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = binary()
+        .args(args)
+        .current_dir(dir)
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn every_subcommand_that_prints_exits_quietly_on_a_closed_pipe() {
+    let dir = temp_dir();
+    let d = dir.path();
+    small_matrix(d, "in.mtx");
+    std::fs::create_dir(d.join("m")).unwrap();
+    small_matrix(&d.join("m"), "a.mtx");
+    for args in [
+        vec!["--help"],
+        vec!["in.mtx", "--time-limit", "1"],
+        vec!["in.mtx", "-o", "-", "-q", "--time-limit", "1"],
+        vec!["info", "in.mtx"],
+        vec!["gen", "poisson2d", "--nx", "30"],
+        vec!["sample", "in.mtx", "--sampler", "random:0.5", "-o", "s.mtx"],
+        vec!["sample", "in.mtx", "--sampler", "random:0.5", "-o", "-"],
+        vec!["trace-kernel", "in.mtx", "--emit-layout", "l.json"],
+        vec![
+            "bench",
+            "in.mtx",
+            "--reps",
+            "1",
+            "--warmup",
+            "0",
+            "--stream-mb",
+            "0",
+            "--threads",
+            "1",
+        ],
+        vec!["stream", "--array-mb", "1", "--reps", "1", "--threads", "1"],
+        vec!["topology"],
+        vec![
+            "evaluate",
+            "m",
+            "--ordering",
+            "rcm",
+            "--threads",
+            "1",
+            "--reps",
+            "1",
+            "--time-limit",
+            "1",
+        ],
+    ] {
+        let (code, err) = run_into_closed_pipe(&args, d);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("error"),
+            "{args:?}: {err}"
+        );
+    }
+}
