@@ -63,11 +63,11 @@ mod tests {
         assert_eq!("all".parse::<SamplerChoice>().unwrap(), SamplerChoice::All);
         let r: SamplerChoice = "random:0.02".parse().unwrap();
         assert_eq!(r.to_string(), "random:0.02");
+        assert!(r.input_files().is_empty());
         assert!(
             matches!(r, SamplerChoice::Sampled { spec, .. } if matches!(*spec, SamplerSpec::Random { .. }))
         );
         assert!("random:2".parse::<SamplerChoice>().is_err());
-        assert!(r.input_files().is_empty());
         let t: SamplerChoice = "trace:lackey=a.txt,layout=b.json".parse().unwrap();
         let files: Vec<String> = t
             .input_files()
