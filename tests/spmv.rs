@@ -247,7 +247,7 @@ fn bad_bench_input_is_a_clear_error_never_a_panic() {
     let repeated = dir.path().join("repeated.perm");
     std::fs::write(&repeated, "1\n1\n").unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["--threads", "0"], "at least 1"),
+        (vec!["--threads", "0"], "from 1 to"),
         (vec!["--threads", "4096"], "processing units"),
         (
             vec!["--pin", "0-4095", "--threads", "2"],

@@ -28,8 +28,9 @@ pub struct SampleArgs {
     /// Seed of the random choices.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Threads of the sampled SpMV (simulated or live), unless the sampler sets its own.
-    #[arg(long, default_value_t = 1, value_parser = super::values::threads)]
+    /// Threads of the sampled SpMV (simulated or live), unless the sampler sets its own: 1 to
+    /// 1024 (simulated threads need not exist on this machine).
+    #[arg(long, default_value_t = 1, value_parser = super::values::count(1, 1024))]
     threads: usize,
 }
 
