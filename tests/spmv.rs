@@ -248,7 +248,7 @@ fn bad_bench_input_is_a_clear_error_never_a_panic() {
     std::fs::write(&repeated, "1\n1\n").unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["--threads", "0"], "from 1 to"),
-        (vec!["--threads", "4096"], "processing units"),
+        (vec!["--threads", "4096"], "from 1 to"),
         (
             vec!["--pin", "0-4095", "--threads", "2"],
             "CPU 4095 does not exist",
