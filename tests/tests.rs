@@ -2,6 +2,7 @@
 
 mod common;
 
+mod binary;
 mod cli;
 mod locality;
 mod mtx;

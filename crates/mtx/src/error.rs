@@ -4,6 +4,7 @@
 //! the 1-based line. `Display` reads `FILE:LINE: message` (`<input>:LINE: message` for a reader with
 //! no name), the form compilers use, so editors can jump to the line.
 
+use crate::binary_error::{BinaryError, BinaryFormat};
 use crate::header::Symmetry;
 use spmv_reorder_sparse::{Field, SparseError};
 use std::fmt;
@@ -22,6 +23,16 @@ pub enum MtxError {
         line: u64,
         /// What is wrong.
         kind: ParseError,
+    },
+    /// A binary matrix file (npz or PETSc) is malformed.
+    #[error("{}: {format}: {kind}", Source(path))]
+    Binary {
+        /// The file, when read from a path.
+        path: Option<PathBuf>,
+        /// Its format.
+        format: BinaryFormat,
+        /// What is wrong.
+        kind: BinaryError,
     },
     /// Reading or writing failed in the operating system.
     #[error("{}: {operation} failed", Source(path))]
@@ -122,6 +133,7 @@ impl MtxError {
     pub fn path(&self) -> Option<&std::path::Path> {
         match self {
             MtxError::Parse { path, .. }
+            | MtxError::Binary { path, .. }
             | MtxError::Io { path, .. }
             | MtxError::NotSymmetric { path, .. }
             | MtxError::Unsupported { path, .. }
@@ -135,6 +147,7 @@ impl MtxError {
     pub(crate) fn with_path(mut self, new: Option<PathBuf>) -> Self {
         match &mut self {
             MtxError::Parse { path, .. }
+            | MtxError::Binary { path, .. }
             | MtxError::Io { path, .. }
             | MtxError::NotSymmetric { path, .. }
             | MtxError::Unsupported { path, .. }
@@ -149,6 +162,22 @@ impl MtxError {
             path: None,
             operation,
             source,
+        }
+    }
+
+    /// What is wrong with a binary file, for [`MtxError::Binary`].
+    pub fn binary_error(&self) -> Option<&BinaryError> {
+        match self {
+            MtxError::Binary { kind, .. } => Some(kind),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn binary(format: BinaryFormat, kind: BinaryError) -> Self {
+        MtxError::Binary {
+            path: None,
+            format,
+            kind,
         }
     }
 

@@ -3,11 +3,50 @@
 //! and memory. Matrices are streamed instead (`stream.rs`).
 
 use crate::error::{MtxError, ParseError};
+use crate::options::Progress;
 use flate2::read::MultiGzDecoder;
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// A reader that reports the bytes read so far, of `total`, after every read (and its position
+/// after every seek).
+pub(crate) struct Counted<'p, R> {
+    inner: R,
+    done: u64,
+    total: u64,
+    progress: Progress<'p>,
+}
+
+impl<'p, R> Counted<'p, R> {
+    pub(crate) fn new(inner: R, total: u64, progress: Progress<'p>) -> Self {
+        Counted {
+            inner,
+            done: 0,
+            total,
+            progress,
+        }
+    }
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.done += n as u64;
+        (self.progress)(self.done, self.total);
+        Ok(n)
+    }
+}
+
+impl<R: Seek> Seek for Counted<'_, R> {
+    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+        let at = self.inner.seek(to)?;
+        self.done = at;
+        (self.progress)(self.done, self.total);
+        Ok(at)
+    }
+}
 
 /// True for the path that means stdin or stdout.
 pub(crate) fn is_dash(path: &Path) -> bool {

@@ -83,14 +83,19 @@
 #![deny(missing_docs)]
 
 mod assemble;
+mod binary_error;
 mod body;
 mod error;
+mod files;
 mod header;
 mod input;
 mod matrix_market;
+mod npy;
+mod npz;
 mod options;
 mod output;
 mod permutation;
+mod petsc;
 mod plan;
 mod read;
 mod stream;
@@ -99,16 +104,21 @@ mod target;
 mod value;
 mod write;
 
+pub use binary_error::{BinaryError, BinaryFormat};
 pub use error::{MtxError, ParseError};
+pub use files::binary_format_of;
 pub use header::{Format, Header, Symmetry};
 pub use matrix_market::MatrixMarket;
-pub use options::{ReadOptions, WriteOptions};
-pub use output::{remove_temporary_files, write_atomically, write_path, TEMPORARY_SUFFIX};
+pub use options::{Progress, ReadOptions, WriteOptions};
+pub use output::{
+    remove_temporary_files, write_atomically, write_path, write_path_with_progress,
+    TEMPORARY_SUFFIX,
+};
 pub use permutation::{
     read_permutation, read_permutation_from, read_permutation_of_len, write_permutation,
     PERMUTATION_DIRECTION,
 };
 pub use plan::OutputPlan;
-pub use read::{read, read_bytes, read_path};
+pub use read::{read, read_bytes, read_path, read_path_with_progress};
 pub use spmv_reorder_sparse::Field;
 pub use write::write;

@@ -3,6 +3,14 @@
 use crate::error::MtxError;
 use crate::header::{Format, Symmetry};
 
+/// Told how far a long read or write has come: `(done, total)` units, bytes of the file for
+/// reading (`total` 0 when unknown, as for stdin), entries for writing. Called often: it should
+/// only store or draw.
+pub type Progress<'a> = &'a (dyn Fn(u64, u64) + Sync);
+
+/// A [`Progress`] that ignores what it is told.
+pub(crate) fn no_progress(_: u64, _: u64) {}
+
 /// How to read a Matrix Market file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReadOptions {

@@ -3,23 +3,46 @@
 //! devices and FIFOs are written in place (`target.rs`). `-` means stdout; a path ending in `.gz`
 //! gets gzip compression (matrices only). `O(output)`.
 
+use crate::binary_error::BinaryFormat;
 use crate::error::MtxError;
 use crate::input::is_dash;
-use crate::options::WriteOptions;
+use crate::options::{no_progress, Progress, WriteOptions};
 use crate::target::{self, Target};
 use crate::MatrixMarket;
 use std::fs::OpenOptions;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-/// Writes `m` to `path` atomically (temporary file, then rename); `.gz` paths are compressed and
-/// `-` writes to stdout.
+/// Writes `m` to `path` atomically (temporary file, then rename) in the format of its extension:
+/// scipy's `.npz` (CSR) or PETSc's binary `.petsc` ([`binary_format_of`](crate::binary_format_of)),
+/// both storing the expanded matrix whatever `opts` asks; otherwise Matrix Market as `opts` says,
+/// compressed when the path ends in `.gz`. `-` writes Matrix Market to stdout.
 ///
 /// # Errors
 /// As [`crate::write()`], with the path in the error; [`MtxError::Io`] when the temporary file
-/// cannot be created or renamed. On error the target is left as it was.
+/// cannot be created or renamed; [`MtxError::Unsupported`] for an integer beyond 2^53 in a PETSc
+/// file (its scalars are doubles). On error the target is left as it was.
 pub fn write_path(path: &Path, m: &MatrixMarket, opts: &WriteOptions) -> Result<(), MtxError> {
+    write_path_with_progress(path, m, opts, &no_progress)
+}
+
+/// [`write_path`], telling `progress` how far it has come: rows written of the rows (Matrix
+/// Market), or bytes written of the file's size (npz, PETSc).
+///
+/// # Errors
+/// As [`write_path`].
+pub fn write_path_with_progress(
+    path: &Path,
+    m: &MatrixMarket,
+    opts: &WriteOptions,
+    progress: Progress<'_>,
+) -> Result<(), MtxError> {
+    match crate::binary_format_of(path) {
+        Some(BinaryFormat::Npz) => return crate::npz::write_npz(path, m, progress),
+        Some(BinaryFormat::Petsc) => return crate::petsc::write_petsc(path, m, progress),
+        None => {}
+    }
     let gz = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
@@ -27,11 +50,11 @@ pub fn write_path(path: &Path, m: &MatrixMarket, opts: &WriteOptions) -> Result<
     write_output(path, |w| {
         if gz {
             let mut encoder = flate2::write::GzEncoder::new(w, flate2::Compression::default());
-            crate::write(&mut encoder, m, opts)?;
+            crate::write::write_with_progress(&mut encoder, m, opts, progress)?;
             encoder.finish().map_err(|e| MtxError::io("write", e))?;
             Ok(())
         } else {
-            crate::write(w, m, opts)
+            crate::write::write_with_progress(w, m, opts, progress)
         }
     })
 }
@@ -86,6 +109,66 @@ pub(crate) fn write_output(
         w.flush().map_err(io("write"))?;
     }
     tmp.persist(&target).map_err(io("rename"))
+}
+
+/// Writes whatever `body` writes into a seekable file (zip archives need one) to `path`
+/// atomically, as [`write_output`] does for a regular file. Errors name `path`.
+///
+/// # Errors
+/// As [`write_output`], and [`MtxError::Io`] when `path` is stdout, a device or a FIFO (they
+/// cannot seek).
+pub(crate) fn write_file_output(
+    path: &Path,
+    body: impl FnOnce(&mut std::fs::File) -> Result<(), MtxError>,
+) -> Result<(), MtxError> {
+    let named = |e: MtxError| e.with_path(Some(path.to_path_buf()));
+    let io = |operation| move |e| named(MtxError::io(operation, e));
+    let Target::File(target) = target::resolve(path)? else {
+        return Err(io("create")(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "this format needs a regular file, which can seek",
+        )));
+    };
+    let mut tmp = TemporaryFile::create(&target).map_err(io("create"))?;
+    body(tmp.writer()).map_err(named)?;
+    tmp.persist(&target).map_err(io("rename"))
+}
+
+/// A writer that reports the bytes written so far, of `total`, after every write.
+pub(crate) struct CountedWriter<'p, W> {
+    inner: W,
+    done: u64,
+    total: u64,
+    progress: Progress<'p>,
+}
+
+impl<'p, W> CountedWriter<'p, W> {
+    pub(crate) fn new(inner: W, total: u64, progress: Progress<'p>) -> Self {
+        CountedWriter {
+            inner,
+            done: 0,
+            total,
+            progress,
+        }
+    }
+}
+
+impl<W: Write> Write for CountedWriter<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.done += n as u64;
+        (self.progress)(self.done.min(self.total), self.total);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<W: Seek> Seek for CountedWriter<'_, W> {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.inner.seek(to)
+    }
 }
 
 /// Every name a temporary output file of this process ends with.

@@ -3,11 +3,12 @@
 //! `read_bytes` parses text in memory; `read` and `read_path` stream through `stream.rs`.
 
 use crate::assemble::{self, ArrayError};
+use crate::binary_error::BinaryFormat;
 use crate::body::{self, Chunk, Layout};
 use crate::error::{MtxError, ParseError};
 use crate::header::{Format, Header, Size};
-use crate::input;
-use crate::options::{Pool, ReadOptions};
+use crate::input::{self, Counted};
+use crate::options::{no_progress, Pool, Progress, ReadOptions};
 use crate::stream;
 use crate::value::MtxValue;
 use crate::MatrixMarket;
@@ -15,20 +16,43 @@ use spmv_reorder_sparse::{AnyCsr, Complex64, CsrMatrix, Field};
 use std::io::Read;
 use std::path::Path;
 
-/// Reads a Matrix Market file (plain or gzip, detected by its first bytes); `-` reads stdin.
-/// The calling thread reads while the pool parses what was read.
+/// Reads a matrix file: by its extension scipy's `.npz` or PETSc's binary `.petsc`
+/// ([`binary_format_of`](crate::binary_format_of)), otherwise Matrix Market (plain or gzip,
+/// detected by its first bytes); `-` reads Matrix Market from stdin. The calling thread reads
+/// while the pool parses what was read. Binary files give a general coordinate header and no
+/// comments.
 ///
 /// # Errors
 /// [`MtxError::Io`] when the file cannot be read, [`MtxError::Parse`] naming the path and line of
-/// the first problem of the file, [`MtxError::ThreadPool`] when `opts.threads` cannot be started.
+/// the first problem of the file, [`MtxError::Binary`] naming the path and what is wrong with a
+/// binary file, [`MtxError::ThreadPool`] when `opts.threads` cannot be started.
 pub fn read_path(path: &Path, opts: &ReadOptions) -> Result<MatrixMarket, MtxError> {
+    read_path_with_progress(path, opts, &no_progress)
+}
+
+/// [`read_path`], telling `progress` the bytes read of the file's size as it goes.
+///
+/// # Errors
+/// As [`read_path`].
+pub fn read_path_with_progress(
+    path: &Path,
+    opts: &ReadOptions,
+    progress: Progress<'_>,
+) -> Result<MatrixMarket, MtxError> {
     let named = |e: MtxError| e.with_path(Some(path.to_path_buf()));
     if input::is_dash(path) {
-        return stream::read_stream(std::io::stdin().lock(), None, opts).map_err(named);
+        let stdin = Counted::new(std::io::stdin().lock(), 0, progress);
+        return stream::read_stream(stdin, None, opts).map_err(named);
     }
     let file = std::fs::File::open(path).map_err(|e| named(MtxError::io("open", e)))?;
     let size = file.metadata().ok().map(|m| m.len());
-    stream::read_stream(file, size, opts).map_err(named)
+    let file = Counted::new(file, size.unwrap_or(0), progress);
+    match crate::binary_format_of(path) {
+        Some(BinaryFormat::Npz) => crate::npz::read_npz(file, opts),
+        Some(BinaryFormat::Petsc) => crate::petsc::read_petsc(file, size.unwrap_or(0), opts),
+        None => stream::read_stream(file, size, opts),
+    }
+    .map_err(named)
 }
 
 /// Reads a Matrix Market text (plain or gzip) from any reader.

@@ -9,7 +9,7 @@
 
 use crate::error::MtxError;
 use crate::header::{Format, Header, Symmetry};
-use crate::options::{Pool, WriteOptions};
+use crate::options::{no_progress, Pool, Progress, WriteOptions};
 use crate::symmetry::{self, is_stored};
 use crate::value::MtxValue;
 use crate::MatrixMarket;
@@ -30,7 +30,17 @@ const DEFAULT_CHUNK_LINES: usize = 1 << 16;
 /// [`MtxError::Unsupported`] for a pattern in array format or a rectangular matrix in triangular
 /// storage, [`MtxError::NotSymmetric`] when the values lack the symmetry to write,
 /// [`MtxError::Io`] when writing fails, [`MtxError::ThreadPool`].
-pub fn write<W: Write>(mut w: W, m: &MatrixMarket, opts: &WriteOptions) -> Result<(), MtxError> {
+pub fn write<W: Write>(w: W, m: &MatrixMarket, opts: &WriteOptions) -> Result<(), MtxError> {
+    write_with_progress(w, m, opts, &no_progress)
+}
+
+/// [`write()`], telling `progress` the rows (columns for `array` output) written so far.
+pub(crate) fn write_with_progress<W: Write>(
+    mut w: W,
+    m: &MatrixMarket,
+    opts: &WriteOptions,
+    progress: Progress<'_>,
+) -> Result<(), MtxError> {
     let header = output_header(m, opts)?;
     let pool = Pool::new(opts.threads)?;
     let chunk_lines = opts.chunk_lines.unwrap_or(DEFAULT_CHUNK_LINES).max(1);
@@ -39,6 +49,7 @@ pub fn write<W: Write>(mut w: W, m: &MatrixMarket, opts: &WriteOptions) -> Resul
         comments: &m.comments,
         pool: &pool,
         chunk_lines,
+        progress,
     };
     match &m.matrix {
         AnyCsr::Real(a) => job.run(&mut w, a),
@@ -71,6 +82,7 @@ struct Job<'a> {
     comments: &'a [String],
     pool: &'a Pool,
     chunk_lines: usize,
+    progress: Progress<'a>,
 }
 
 impl Job<'_> {
@@ -139,6 +151,9 @@ impl Job<'_> {
             });
             for b in &buffers {
                 w.write_all(b).map_err(|e| MtxError::io("write", e))?;
+            }
+            if let (Some(done), Some(all)) = (group.last(), ranges.last()) {
+                (self.progress)(done.end as u64, all.end as u64);
             }
         }
         Ok(())
