@@ -5,7 +5,8 @@
 //! With arguments it is the timing driver of `scripts/compare_fmm.py`:
 //!
 //! ```text
-//! cargo bench --bench mtx_io -- gen OUT NROWS NNZ [SEED]      random real general coordinate file
+//! cargo bench --bench mtx_io -- gen OUT NROWS NNZ [SEED [FIELD]]   random general coordinate file
+//!                                                              (FIELD: real (default), integer, pattern)
 //! cargo bench --bench mtx_io -- read FILE THREADS REPS        time read_path
 //! cargo bench --bench mtx_io -- write FILE OUT THREADS REPS   read FILE once, time write_path to OUT
 //! ```
@@ -15,7 +16,7 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use spmv_reorder_mtx::{
     read_bytes, read_path, write, write_path, MatrixMarket, ReadOptions, WriteOptions,
 };
-use spmv_reorder_sparse::{AnyCsr, CsrMatrix};
+use spmv_reorder_sparse::{AnyCsr, CsrMatrix, Value};
 use std::path::Path;
 use std::time::Instant;
 
@@ -28,11 +29,19 @@ fn main() {
     match words.as_slice() {
         ["gen", out, nrows, nnz, rest @ ..] => {
             let seed = rest.first().map_or(1, |s| s.parse().expect("seed"));
-            let m = random_matrix(
+            let real = random_matrix(
                 nrows.parse().expect("nrows"),
                 nnz.parse().expect("nnz"),
                 seed,
             );
+            let m = match rest.get(1).copied().unwrap_or("real") {
+                "real" => real,
+                "integer" => with_matrix(real, |a| {
+                    AnyCsr::Integer(a.map_values(|v| (v.to_f64() * 2e6) as i64 - 1_000_000))
+                }),
+                "pattern" => with_matrix(real, |a| AnyCsr::Pattern(a.pattern())),
+                other => panic!("field {other}: expected real, integer or pattern"),
+            };
             write_path(Path::new(out), &m, &WriteOptions::default()).expect("write");
         }
         ["read", file, threads, reps] => {
@@ -82,6 +91,14 @@ fn random_matrix(n: usize, nnz: usize, seed: u64) -> MatrixMarket {
     MatrixMarket::general(AnyCsr::Real(
         CsrMatrix::from_triplets(n, n, triplets).expect("triplets"),
     ))
+}
+
+/// `m` with its real matrix replaced by `f` of it (another field, same structure).
+fn with_matrix(m: MatrixMarket, f: impl Fn(&CsrMatrix<f64>) -> AnyCsr) -> MatrixMarket {
+    let AnyCsr::Real(a) = &m.matrix else {
+        unreachable!("random_matrix is real")
+    };
+    MatrixMarket::general(f(a))
 }
 
 fn repeat(reps: usize, mut f: impl FnMut()) -> Vec<f64> {

@@ -4,16 +4,19 @@
 fast_matrix_market (https://github.com/alugowski/fast_matrix_market) is the C++ reader behind
 scipy.io.mmread. Both sides read the same file and write the same matrix in the same run, with 1
 and with 2 threads, alternating runs so that load on a shared machine hits both alike. Each side
-times only its own read or write call (ours inside the `mtx_io` bench binary, fast_matrix_market
-inside Python), best of REPS. Ratios > 1 mean spmv-reorder-mtx is faster.
+times only its own read or write call (ours inside the `mtx_io` bench binary, to the expanded CSR
+matrix; fast_matrix_market inside Python, to scipy's COO triplets), best of REPS. Ratios > 1 mean
+spmv-reorder-mtx is faster. One file per field (real, integer, pattern), same structure.
 
 Setup (throwaway venv; the tests of the project never need Python):
     python3 -m venv /tmp/fmmvenv && /tmp/fmmvenv/bin/pip install fast_matrix_market scipy
 Run from the repository root:
     /tmp/fmmvenv/bin/python scripts/compare_fmm.py [--rows 1000000] [--nnz 4000000] [--reps 3]
+        [--fields real,integer,pattern] [--ops read,write] [--threads 1,2]
 
-The file (random real general coordinate matrix, values with 17 significant digits; about 132 MB
-for the defaults) is generated once by our writer under --workdir and reused.
+The files (random general coordinate matrices; real values with 17 significant digits, about
+132 MB for the defaults; integers of up to 7 digits; patterns) are generated once by our writer
+under --workdir and reused.
 """
 
 import argparse
@@ -59,38 +62,45 @@ def main():
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--workdir", default="/tmp/mtx_compare_fmm")
     p.add_argument("--threads", default="1,2")
+    p.add_argument("--fields", default="real,integer,pattern")
+    p.add_argument("--ops", default="read,write")
+    p.add_argument("--binary", help="the mtx_io bench executable (default: build it)")
     a = p.parse_args()
 
     import fast_matrix_market as fmm
 
     os.makedirs(a.workdir, exist_ok=True)
-    binary = bench_binary()
-    src = os.path.join(a.workdir, f"random_{a.rows}_{a.nnz}.mtx")
-    if not os.path.exists(src):
-        subprocess.run([binary, "gen", src, str(a.rows), str(a.nnz), "1"], check=True)
-    size = os.path.getsize(src)
-    out_ours = os.path.join(a.workdir, "out_ours.mtx")
-    out_fmm = os.path.join(a.workdir, "out_fmm.mtx")
-    print(f"file {src}: {size / 1e6:.1f} MB; fast_matrix_market {fmm.__version__}; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-
-    matrix = fmm.mmread(src)  # the matrix fast_matrix_market writes (scipy COO)
-    rows = []
-    for threads in [int(t) for t in a.threads.split(",")]:
-        best = {"our_read": [], "fmm_read": [], "our_write": [], "fmm_write": []}
+    binary = a.binary or bench_binary()
+    ops = a.ops.split(",")
+    threads_list = [int(t) for t in a.threads.split(",")]
+    print(f"fast_matrix_market {fmm.__version__}; load average {os.getloadavg()[0]:.1f} "
+          f"on {os.cpu_count()} CPUs; best of {a.reps}, alternating")
+    print(f"{'field':<9}{'op':<6}{'threads':>8}{'ours s':>10}{'fmm s':>10}{'ours MB/s':>11}"
+          f"{'fmm MB/s':>10}{'fmm/ours':>10}")
+    for field in a.fields.split(","):
+        src = os.path.join(a.workdir, f"random_{a.rows}_{a.nnz}_{field}.mtx")
+        if not os.path.exists(src):
+            subprocess.run([binary, "gen", src, str(a.rows), str(a.nnz), "1", field], check=True)
+        size = os.path.getsize(src)
+        out_ours = os.path.join(a.workdir, "out_ours.mtx")
+        out_fmm = os.path.join(a.workdir, "out_fmm.mtx")
+        matrix = fmm.mmread(src) if "write" in ops else None  # what fast_matrix_market writes
+        times = {(op, side, t): [] for op in ops for side in ("ours", "fmm") for t in threads_list}
         for _ in range(a.reps):
-            best["our_read"].append(ours(binary, ["read", src, str(threads), "1"]))
-            best["fmm_read"].append(timed(lambda: fmm.mmread(src, parallelism=threads))[0])
-            best["our_write"].append(ours(binary, ["write", src, out_ours, str(threads), "1"]))
-            best["fmm_write"].append(timed(lambda: fmm.mmwrite(out_fmm, matrix, parallelism=threads))[0])
-        b = {k: min(v) for k, v in best.items()}
-        rows.append((threads, b))
-
-    print(f"{'op':<6}{'threads':>8}{'ours s':>10}{'fmm s':>10}{'ours MB/s':>11}{'fmm MB/s':>10}{'fmm/ours':>10}")
-    for threads, b in rows:
-        for op in ("read", "write"):
-            o, f = b[f"our_{op}"], b[f"fmm_{op}"]
-            print(f"{op:<6}{threads:>8}{o:>10.3f}{f:>10.3f}{size / o / 1e6:>11.1f}{size / f / 1e6:>10.1f}{f / o:>10.2f}")
+            for t in threads_list:
+                if "read" in ops:
+                    times["read", "ours", t].append(ours(binary, ["read", src, str(t), "1"]))
+                    times["read", "fmm", t].append(timed(lambda: fmm.mmread(src, parallelism=t))[0])
+                if "write" in ops:
+                    times["write", "ours", t].append(
+                        ours(binary, ["write", src, out_ours, str(t), "1"]))
+                    times["write", "fmm", t].append(
+                        timed(lambda: fmm.mmwrite(out_fmm, matrix, parallelism=t))[0])
+        for t in threads_list:
+            for op in ops:
+                o, f = min(times[op, "ours", t]), min(times[op, "fmm", t])
+                print(f"{field:<9}{op:<6}{t:>8}{o:>10.3f}{f:>10.3f}{size / o / 1e6:>11.1f}"
+                      f"{size / f / 1e6:>10.1f}{f / o:>10.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -179,20 +179,21 @@ pub(crate) fn parse_chunk_into<T: MtxValue>(
 ) -> Chunk<T> {
     let before = data.vals.len();
     let mut summary = Chunk::empty();
-    for line in lines(bytes) {
-        let result = match classify(line) {
-            LineKind::Blank => Ok(()),
-            LineKind::Comment => check_utf8(line).map_err(|kind| (false, kind)),
-            LineKind::Entry => parse_entry(line, layout, data).map_err(|kind| {
-                let kind = if std::str::from_utf8(line).is_err() {
-                    ParseError::NotUtf8
-                } else {
-                    kind
-                };
-                (true, kind)
-            }),
-        };
-        if let Err((entry_line, kind)) = result {
+    let coordinate = layout.format == Format::Coordinate;
+    let mut pos = 0;
+    while pos < bytes.len() {
+        if coordinate {
+            if let Some((row, col, value, len)) = plain_entry::<T>(&bytes[pos..], layout) {
+                data.rows.push(row);
+                data.cols.push(col);
+                data.vals.push(value);
+                summary.newlines += 1;
+                pos += len;
+                continue;
+            }
+        }
+        let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+        if let Err((entry_line, kind)) = parse_line(&bytes[pos..end], layout, data) {
             summary.failure = Some(Failure {
                 line: summary.newlines,
                 entry_line,
@@ -202,12 +203,52 @@ pub(crate) fn parse_chunk_into<T: MtxValue>(
             return summary;
         }
         summary.newlines += 1;
+        pos = end + 1;
     }
     if bytes.last() != Some(&b'\n') && !bytes.is_empty() {
         summary.newlines -= 1;
     }
     summary.count = data.vals.len() - before;
     summary
+}
+
+/// The coordinate entry at the start of `text` when its line is a plain, valid one; with the
+/// length of the line and its line break. `None` sends the line to [`parse_line`], which handles
+/// comments and blank lines and builds the error of a bad line: this fast path finds no line
+/// end first and builds no error.
+#[inline(always)]
+fn plain_entry<T: MtxValue>(text: &[u8], layout: &Layout) -> Option<(u32, u32, T, usize)> {
+    let mut tokens = Tokens::new(text, 2 + T::NUMBERS);
+    let row = tokens.index("row", layout.nrows).ok()?;
+    let col = tokens.index("column", layout.ncols).ok()?;
+    let value = T::parse(&mut tokens).ok()?;
+    tokens.finish().ok()?;
+    if layout.symmetry.is_triangular() && check_triangle(layout.symmetry, row, col, value).is_err()
+    {
+        return None;
+    }
+    Some((row, col, value, (tokens.position() + 1).min(text.len())))
+}
+
+/// Parses one line (without its line break) into `data`: `Err((entry_line, kind))` for a bad
+/// line, `entry_line` telling whether it was an entry (not a comment).
+fn parse_line<T: MtxValue>(
+    line: &[u8],
+    layout: &Layout,
+    data: &mut Chunk<T>,
+) -> Result<(), (bool, ParseError)> {
+    match classify(line) {
+        LineKind::Blank => Ok(()),
+        LineKind::Comment => check_utf8(line).map_err(|kind| (false, kind)),
+        LineKind::Entry => parse_entry(line, layout, data).map_err(|kind| {
+            let kind = if std::str::from_utf8(line).is_err() {
+                ParseError::NotUtf8
+            } else {
+                kind
+            };
+            (true, kind)
+        }),
+    }
 }
 
 fn check_utf8(line: &[u8]) -> Result<(), ParseError> {

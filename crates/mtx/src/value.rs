@@ -39,11 +39,24 @@ impl<'a> Tokens<'a> {
         }
     }
 
+    /// True when the cursor is at the end of the line: the end of the bytes, or a line break
+    /// (the fast path of `body.rs` hands a whole chunk, whose first line is the one parsed).
+    #[inline]
+    fn at_end(&self) -> bool {
+        self.pos == self.line.len() || self.line[self.pos] == b'\n'
+    }
+
+    /// Where the cursor is: after [`Self::finish`], the end of the line (its line break, if any).
+    #[inline]
+    pub(crate) fn position(&self) -> usize {
+        self.pos
+    }
+
     /// Moves to the next number; the wrong-count error when the line has no more.
     #[inline]
     fn start(&mut self) -> Result<(), ParseError> {
         self.skip_space();
-        if self.pos == self.line.len() {
+        if self.at_end() {
             return Err(self.wrong_count());
         }
         Ok(())
@@ -53,7 +66,7 @@ impl<'a> Tokens<'a> {
     #[inline]
     pub(crate) fn finish(&mut self) -> Result<(), ParseError> {
         self.skip_space();
-        if self.pos != self.line.len() {
+        if !self.at_end() {
             return Err(self.wrong_count());
         }
         Ok(())
@@ -61,8 +74,8 @@ impl<'a> Tokens<'a> {
 
     #[cold]
     fn wrong_count(&self) -> ParseError {
-        let found = self
-            .line
+        let line = self.line.split(|&b| b == b'\n').next().unwrap_or_default();
+        let found = line
             .split(|&b| is_space(b))
             .filter(|w| !w.is_empty())
             .count();
@@ -75,14 +88,17 @@ impl<'a> Tokens<'a> {
     /// True when the number that ended at `end` is followed by a space or the end of the line.
     #[inline]
     fn ends_at(&self, end: usize) -> bool {
-        end == self.line.len() || is_space(self.line[end])
+        end == self.line.len() || is_space(self.line[end]) || self.line[end] == b'\n'
     }
 
     /// The whole token starting at the cursor, for error messages.
     #[cold]
     fn token(&self) -> String {
         let rest = &self.line[self.pos..];
-        let len = rest.iter().position(|&b| is_space(b)).unwrap_or(rest.len());
+        let len = rest
+            .iter()
+            .position(|&b| is_space(b) || b == b'\n')
+            .unwrap_or(rest.len());
         excerpt(&rest[..len])
     }
 
