@@ -7,6 +7,7 @@ pub mod evaluate;
 pub mod gen;
 pub mod info;
 pub mod messages;
+pub mod progress;
 pub mod reorder;
 pub mod sample;
 pub mod stream;

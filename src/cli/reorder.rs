@@ -1,9 +1,9 @@
 //! The main job, `spmv-reorder IN -o OUT`: read, reorder, write the reordered matrix (and on
 //! request the permutation, a JSON report, spy plots and a before/after SpMV benchmark).
 
+use super::progress::{Progress, StageRecord, Unit};
 use super::values;
 use anyhow::{bail, Context};
-use indicatif::{ProgressBar, ProgressStyle};
 use spmv_reorder::locality::{CacheModel, ModelledCost};
 use spmv_reorder::mtx::{self, MatrixMarket, OutputPlan, ReadOptions, Symmetry, WriteOptions};
 use spmv_reorder::plot::{spy_png, SpyOptions};
@@ -12,6 +12,7 @@ use spmv_reorder::reorder::{
     StartOrder, WindowSpec, DEFAULT_LENGTH_CHANGE_COST, DRAFT_ABANDON_PERCENT, MODEL_TIE_PERCENT,
     PATH_MARGIN_PERCENT, START_NEAR_BOUND_PERCENT,
 };
+use spmv_reorder::sparse::AnyCsr;
 use spmv_reorder::spmv::bench::{self, BenchConfig, Comparison};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -127,21 +128,11 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
     };
     let reorderer = reorderer(&args)?;
     let mut plan = output_plan(&args, &input)?;
-    let bar = progress_bar(args.quiet);
-    bar.set_message(format!("reading {}", input.display()));
+    let progress = Progress::new(args.quiet);
     let t = Instant::now();
-    let file = mtx::read_path(
-        &input,
-        &ReadOptions {
-            threads: args.threads,
-            ..Default::default()
-        },
-    )?;
+    let file = read_input(&input, args.threads, &progress)?;
     let read_seconds = t.elapsed().as_secs_f64();
-    let pattern = file.matrix.pattern();
-    let progress_bar = bar.clone();
-    let reordering = reorderer
-        .run_with_progress(&pattern, &mut move |stage| show(&progress_bar, stage))
+    let reordering = reorder(&reorderer, &file.matrix, &progress)
         .with_context(|| format!("reordering {}", input.display()))?;
     let cols_file = columns_permutation_file(&args, &reordering);
     if let Some(cols) = &cols_file {
@@ -149,35 +140,30 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
     }
     // The reordered matrix, built only when something reads it (a summary alone does not).
     let needed = args.output.is_some() || args.spy.is_some() || args.bench;
+    progress.stage("permuting the matrix", Unit::Share, 0);
     let reordered = needed
         .then(|| reordered_file(&file, &reordering))
         .transpose()?;
     if let Some((out, reordered)) = args.output.as_ref().zip(reordered.as_ref()) {
-        bar.set_message("writing");
-        let opts = WriteOptions {
-            threads: args.threads,
-            ..Default::default()
-        };
-        mtx::write_path(out, reordered, &opts)?;
+        write_output(out, reordered, args.threads, &progress)?;
     }
     let perm_files = write_permutations(&args, &reordering, cols_file)?;
     if let Some(((before, after), reordered)) = args.spy.as_ref().zip(reordered.as_ref()) {
-        spy_png(&pattern, before, &SpyOptions::default())?;
+        progress.stage("drawing the spy plots", Unit::Share, 0);
+        spy_png(&file.matrix.pattern(), before, &SpyOptions::default())?;
         spy_png(&reordered.matrix.pattern(), after, &SpyOptions::default())?;
     }
     let comparison = match reordered.as_ref().filter(|_| args.bench) {
-        Some(reordered) => {
-            bar.set_message("benchmarking SpMV before and after");
-            Some(benchmark(
-                &file,
-                reordered,
-                &args,
-                reordering.report.reorder_seconds,
-            )?)
-        }
+        Some(reordered) => Some(benchmark(
+            &file,
+            reordered,
+            &args,
+            reordering.report.reorder_seconds,
+            &progress,
+        )?),
         None => None,
     };
-    bar.finish_and_clear();
+    progress.finish();
     if let Some(path) = &args.report {
         let json = JobReport {
             input: &input,
@@ -188,6 +174,7 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
                 nnz: file.nnz(),
             },
             read_seconds,
+            stages: progress.stages(),
             reorder: &reordering.report,
             bench: comparison.as_ref(),
         };
@@ -211,6 +198,64 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
             summary.print(&mut std::io::stdout().lock())?;
         }
     }
+    Ok(())
+}
+
+/// Reads the input matrix, with a bar of the bytes read.
+fn read_input(
+    input: &Path,
+    threads: Option<usize>,
+    progress: &Progress,
+) -> anyhow::Result<MatrixMarket> {
+    progress.stage(format!("reading {}", input.display()), Unit::Bytes, 0);
+    let opts = ReadOptions {
+        threads,
+        ..Default::default()
+    };
+    Ok(mtx::read_path_with_progress(
+        input,
+        &opts,
+        &|done, total| progress.set(done, total),
+    )?)
+}
+
+/// Runs the reordering on the matrix as read (no copy of it), with a bar per stage.
+fn reorder(
+    reorderer: &Reorderer,
+    matrix: &AnyCsr,
+    progress: &Progress,
+) -> Result<Reordering, spmv_reorder::reorder::ReorderError> {
+    let bar = progress.clone();
+    let mut show = move |stage: &Stage| show(&bar, stage);
+    match matrix {
+        AnyCsr::Real(a) => reorderer.run_with_progress(a, &mut show),
+        AnyCsr::Integer(a) => reorderer.run_with_progress(a, &mut show),
+        AnyCsr::Complex(a) => reorderer.run_with_progress(a, &mut show),
+        AnyCsr::Pattern(a) => reorderer.run_with_progress(a, &mut show),
+    }
+}
+
+/// Writes the reordered matrix, with a bar of the rows (or bytes) written.
+fn write_output(
+    out: &Path,
+    reordered: &MatrixMarket,
+    threads: Option<usize>,
+    progress: &Progress,
+) -> anyhow::Result<()> {
+    let unit = if mtx::binary_format_of(out).is_some() {
+        Unit::Bytes
+    } else {
+        Unit::Count
+    };
+    let what = if unit == Unit::Bytes { "" } else { " (rows)" };
+    progress.stage(format!("writing {}{what}", out.display()), unit, 0);
+    let opts = WriteOptions {
+        threads,
+        ..Default::default()
+    };
+    mtx::write_path_with_progress(out, reordered, &opts, &|done, total| {
+        progress.set(done, total)
+    })?;
     Ok(())
 }
 
@@ -340,6 +385,7 @@ fn benchmark(
     after: &MatrixMarket,
     args: &ReorderArgs,
     reorder_seconds: f64,
+    progress: &Progress,
 ) -> anyhow::Result<Comparison> {
     let mut config = BenchConfig {
         reorder_seconds: Some(reorder_seconds),
@@ -348,42 +394,40 @@ fn benchmark(
     if let Some(t) = args.threads {
         config.threads = t;
     }
-    Ok(bench::compare(
-        &before.matrix.to_real(),
-        &after.matrix.to_real(),
+    progress.stage(
+        "benchmarking SpMV before and after (rounds of samples)",
+        Unit::Count,
+        (config.kernels.len() * config.reps) as u64,
+    );
+    Ok(bench::compare_with_progress(
+        &before.matrix.as_real(),
+        &after.matrix.as_real(),
         &config,
+        &mut |done, total| progress.set(done as u64, total as u64),
     )?)
 }
 
-/// A progress bar on stderr, drawn only when stderr is a terminal and not `--quiet`.
-fn progress_bar(quiet: bool) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(1000);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {msg}")
-            .expect("a valid template")
-            .progress_chars("=> "),
-    );
-    bar.enable_steady_tick(Duration::from_millis(120));
-    bar
-}
-
-fn show(bar: &ProgressBar, stage: &Stage) {
+/// Shows a stage of the reordering: the TSP path's share of its time budget, the others as
+/// steps of the stage.
+fn show(bar: &Progress, stage: &Stage) {
     match stage {
-        Stage::Sampling => bar.set_message("sampling nonzeros"),
-        Stage::Graph { side } => bar.set_message(format!("{side}: windows and window graph")),
+        Stage::Sampling => bar.stage("sampling nonzeros", Unit::Share, 0),
+        Stage::Graph { side } => {
+            bar.stage(format!("{side}: windows and window graph"), Unit::Share, 0)
+        }
         Stage::Solving {
             side,
             fraction,
-            cost,
+            cost: _,
         } => {
-            bar.set_position((fraction * 1000.0) as u64);
-            bar.set_message(format!("{side}: Lin-Kernighan path, cost {cost}"));
+            let name = format!("{side}: TSP path (share of its time budget)");
+            if bar.current().as_deref() != Some(name.as_str()) {
+                bar.stage(name, Unit::Share, 0);
+            }
+            bar.set_share(*fraction);
         }
-        Stage::Ordering { side } => bar.set_message(format!("{side}: ordering")),
-        Stage::Measuring => bar.set_message("measuring locality"),
+        Stage::Ordering { side } => bar.stage(format!("{side}: ordering"), Unit::Share, 0),
+        Stage::Measuring => bar.stage("measuring locality", Unit::Share, 0),
     }
 }
 
@@ -394,6 +438,8 @@ struct JobReport<'a> {
     output: Option<&'a Path>,
     matrix: MatrixShape,
     read_seconds: f64,
+    /// Every stage of the job with its time and peak memory.
+    stages: Vec<StageRecord>,
     #[serde(flatten)]
     reorder: &'a ReorderReport,
     bench: Option<&'a Comparison>,

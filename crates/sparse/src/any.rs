@@ -102,6 +102,14 @@ impl AnyCsr {
             other => each!(other, m => m.to_real()),
         }
     }
+    /// The real matrix used for computation, borrowed when it is already real (no copy of a
+    /// large matrix), converted otherwise.
+    pub fn as_real(&self) -> std::borrow::Cow<'_, CsrMatrix<f64>> {
+        match self {
+            AnyCsr::Real(m) => std::borrow::Cow::Borrowed(m),
+            other => std::borrow::Cow::Owned(other.to_real()),
+        }
+    }
     /// `Aᵀ`.
     pub fn transpose(&self) -> Self {
         each_map!(self, m => m.transpose())

@@ -10,9 +10,15 @@
 //! the repetitions of both matrices so machine noise hits both alike, and reports the speedup and
 //! the break-even iterations `reorder_time / (t_before - t_after)`. Cost: `reps · products ·
 //! O(nnz)` per kernel and matrix. Called by `spmv-reorder bench`, `evaluate` and the pipeline.
+//!
+//! Memory: on a machine with several NUMA nodes each matrix is copied into pages placed as the
+//! configuration says (one copy per matrix at a time); on one node, where placing changes no
+//! page's node, the caller's matrix is used as it is, so that a comparison of two 100M-nonzero
+//! matrices needs no third and fourth copy. `x` and `y` are always placed.
 
 use serde::Serialize;
 use spmv_reorder_sparse::CsrMatrix;
+use std::borrow::Cow;
 use std::time::Instant;
 
 use crate::placement::{
@@ -215,7 +221,7 @@ pub struct Comparison {
 /// Bad settings ([`SpmvError::InvalidSetting`]), the errors of [`ThreadTeam::new`], of the
 /// placement and of the triad.
 pub fn run(a: &CsrMatrix<f64>, config: &BenchConfig) -> Result<BenchReport, SpmvError> {
-    let mut reports = measure(&[a], config)?;
+    let mut reports = measure(&[a], config, &mut |_, _| {})?;
     Ok(reports.remove(0))
 }
 
@@ -228,6 +234,20 @@ pub fn compare(
     before: &CsrMatrix<f64>,
     after: &CsrMatrix<f64>,
     config: &BenchConfig,
+) -> Result<Comparison, SpmvError> {
+    compare_with_progress(before, after, config, &mut |_, _| {})
+}
+
+/// [`compare`], telling `progress` the rounds of samples done of all rounds (`config.reps` per
+/// kernel) as it goes.
+///
+/// # Errors
+/// As [`compare`].
+pub fn compare_with_progress(
+    before: &CsrMatrix<f64>,
+    after: &CsrMatrix<f64>,
+    config: &BenchConfig,
+    progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Comparison, SpmvError> {
     for (what, x, y) in [
         (
@@ -254,7 +274,7 @@ pub fn compare(
             });
         }
     }
-    let mut reports = measure(&[before, after], config)?;
+    let mut reports = measure(&[before, after], config, progress)?;
     let after = reports.pop().expect("two reports");
     let before = reports.pop().expect("two reports");
     let kernels = before
@@ -312,8 +332,10 @@ fn check_config(config: &BenchConfig) -> Result<(), SpmvError> {
 
 /// One matrix placed for one kernel, ready to multiply (its placed `y` is kept apart, as the
 /// products write it while the plan borrows the matrix).
-struct Placed {
-    matrix: CsrMatrix<f64>,
+struct Placed<'a> {
+    /// The matrix as placed; the caller's own on a machine of one NUMA node, where a copy would
+    /// change no page's node and would double the memory of large matrices.
+    matrix: Cow<'a, CsrMatrix<f64>>,
     x: Vec<f64>,
     x_offsets: Vec<usize>,
     y_offsets: Vec<usize>,
@@ -328,12 +350,13 @@ pub fn run_many(
     matrices: &[&CsrMatrix<f64>],
     config: &BenchConfig,
 ) -> Result<Vec<BenchReport>, SpmvError> {
-    measure(matrices, config)
+    measure(matrices, config, &mut |_, _| {})
 }
 
 fn measure(
     matrices: &[&CsrMatrix<f64>],
     config: &BenchConfig,
+    progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<BenchReport>, SpmvError> {
     check_config(config)?;
     let topology = Topology::this_system()?;
@@ -351,8 +374,10 @@ fn measure(
         triad_times.extend((0..s.reps).map(|_| arrays.run(par)));
     }
     let mut measured = Vec::new();
-    for &kernel in &config.kernels {
-        let (placed, mut ys): (Vec<Placed>, Vec<Vec<f64>>) = matrices
+    let rounds = config.kernels.len() * config.reps;
+    for (k, &kernel) in config.kernels.iter().enumerate() {
+        progress(k * config.reps, rounds);
+        let (placed, mut ys): (Vec<Placed<'_>>, Vec<Vec<f64>>) = matrices
             .iter()
             .map(|a| place(a, kernel, par, config, &topology))
             .collect::<Result<Vec<_>, _>>()?
@@ -367,7 +392,10 @@ fn measure(
         for ((plan, p), y) in plans.iter_mut().zip(&placed).zip(ys.iter_mut()) {
             plan.tune_prefetch(&p.x, y, par, PREFETCH_TUNING_ROUNDS);
         }
+        let mut round = 0;
         let mut triad_round = || {
+            progress(k * config.reps + round, rounds);
+            round += 1;
             if let Some(arrays) = triad_arrays.as_mut() {
                 triad_times.push(arrays.run(par));
             }
@@ -426,16 +454,26 @@ fn measure(
         .collect())
 }
 
-fn place(
-    a: &CsrMatrix<f64>,
+fn place<'a>(
+    a: &'a CsrMatrix<f64>,
     kernel: Kernel,
     par: Par<'_>,
     config: &BenchConfig,
     topology: &Topology,
-) -> Result<(Placed, Vec<f64>), SpmvError> {
+) -> Result<(Placed<'a>, Vec<f64>), SpmvError> {
     let plan = SpmvPlan::new(a, kernel, par.threads());
     let partition = plan.partition();
-    let matrix = place_matrix(a, partition, par, &config.placement, topology)?;
+    let matrix = if topology.numa_nodes.len() <= 1 {
+        Cow::Borrowed(a)
+    } else {
+        Cow::Owned(place_matrix(
+            a,
+            partition,
+            par,
+            &config.placement,
+            topology,
+        )?)
+    };
     let x_offsets = vector_offsets(partition, a.ncols());
     let y_offsets = partition.row_offsets();
     let x = fill_placed(
@@ -477,7 +515,7 @@ const PREFETCH_TUNING_ROUNDS: usize = 5;
 /// products per sample.
 fn time_interleaved(
     plans: &[SpmvPlan<'_>],
-    placed: &[Placed],
+    placed: &[Placed<'_>],
     ys: &mut [Vec<f64>],
     par: Par<'_>,
     config: &BenchConfig,
@@ -527,7 +565,7 @@ fn time_interleaved(
 /// Where the pages of the five arrays of one placed product are.
 fn pages_of(
     plan: &SpmvPlan<'_>,
-    placed: &Placed,
+    placed: &Placed<'_>,
     y: &[f64],
     team: &ThreadTeam,
     topology: &Topology,
