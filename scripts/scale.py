@@ -72,6 +72,7 @@ def main():
     p.add_argument("--fmm", action="store_true", help="also compare reading with fast_matrix_market")
     p.add_argument("--reps", type=int, default=2)
     p.add_argument("--binary", default="target/release/spmv-reorder")
+    p.add_argument("--mtx-io", help="the mtx_io bench executable for --fmm (default: build it)")
     a = p.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
     print(f"machine: {os.cpu_count()} CPUs, {available_bytes() / 2**30:.1f} GiB available; "
@@ -123,7 +124,7 @@ def compare_reading(a, path):
     import compare_fmm
     import fast_matrix_market as fmm
 
-    binary = compare_fmm.bench_binary()
+    binary = a.mtx_io or compare_fmm.bench_binary()
     for threads in (1, 2):
         ours, theirs = [], []
         for _ in range(a.reps):
