@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -47,12 +48,19 @@ def available_bytes():
     return 0
 
 
-def timed_run(args, log):
-    """Runs `args` under /usr/bin/time -v; returns (seconds, peak RSS bytes, return code)."""
+def timed_run(args, log, timeout=None):
+    """Runs `args` under /usr/bin/time -v; returns (seconds, peak RSS bytes, return code), the
+    code None when it was stopped after `timeout` seconds."""
     start = time.perf_counter()
     with open(log, "w") as err:
-        rc = subprocess.run(["/usr/bin/time", "-v", *args], stdout=subprocess.DEVNULL,
-                            stderr=err).returncode
+        proc = subprocess.Popen(["/usr/bin/time", "-v", *args], stdout=subprocess.DEVNULL,
+                                stderr=err, start_new_session=True)
+        try:
+            rc = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            rc = None
     seconds = time.perf_counter() - start
     text = open(log).read()
     peak = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
@@ -72,6 +80,7 @@ def main():
     p.add_argument("--fmm", action="store_true", help="also compare reading with fast_matrix_market")
     p.add_argument("--reps", type=int, default=2)
     p.add_argument("--binary", default="target/release/spmv-reorder")
+    p.add_argument("--timeout", type=float, help="seconds after which a method's run is stopped")
     p.add_argument("--mtx-io", help="the mtx_io bench executable for --fmm (default: build it)")
     a = p.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
@@ -106,7 +115,14 @@ def run_method(a, name, path, method, csr):
     report = os.path.join(a.workdir, f"{name}-{method}.json")
     log = os.path.join(a.workdir, f"{name}-{method}.log")
     s, peak, rc = timed_run([a.binary, path, "-o", out, "--bench", "--method", method, "--threads",
-                             a.threads, "--report", report, "--quiet"], log)
+                             a.threads, "--report", report, "--quiet"], log, a.timeout)
+    if rc is None:
+        print(f"{name} {method}: stopped after {s:.0f} s (--timeout), unfinished", flush=True)
+        for leftover in (out, report):
+            for f in os.listdir(a.workdir):
+                if f.startswith("." + os.path.basename(leftover)):
+                    os.remove(os.path.join(a.workdir, f))
+        return
     if rc:
         print(f"{name} {method}: FAILED ({rc}) after {s:.1f} s, see {log}", flush=True)
         return
