@@ -81,6 +81,7 @@ def main():
     p.add_argument("--reps", type=int, default=2)
     p.add_argument("--binary", default="target/release/spmv-reorder")
     p.add_argument("--timeout", type=float, help="seconds after which a method's run is stopped")
+    p.add_argument("--bench-methods", help="the methods run with --bench (default: all)")
     p.add_argument("--mtx-io", help="the mtx_io bench executable for --fmm (default: build it)")
     a = p.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
@@ -114,8 +115,10 @@ def run_method(a, name, path, method, csr):
     out = os.path.join(a.workdir, f"{name}-{method}.mtx")
     report = os.path.join(a.workdir, f"{name}-{method}.json")
     log = os.path.join(a.workdir, f"{name}-{method}.log")
-    s, peak, rc = timed_run([a.binary, path, "-o", out, "--bench", "--method", method, "--threads",
-                             a.threads, "--report", report, "--quiet"], log, a.timeout)
+    bench = a.bench_methods is None or method in a.bench_methods.split(",")
+    s, peak, rc = timed_run([a.binary, path, "-o", out, *(["--bench"] if bench else []), "--method",
+                             method, "--threads", a.threads, "--report", report, "--quiet"], log,
+                            a.timeout)
     if rc is None:
         print(f"{name} {method}: stopped after {s:.0f} s (--timeout), unfinished", flush=True)
         for leftover in (out, report):
@@ -127,8 +130,9 @@ def run_method(a, name, path, method, csr):
         print(f"{name} {method}: FAILED ({rc}) after {s:.1f} s, see {log}", flush=True)
         return
     r = json.load(open(report))
+    speedup = f"SpMV {r['bench']['speedup']:.2f}x" if r.get("bench") else "no --bench"
     print(f"{name} {method}: {s:.1f} s in all, peak {gib(peak)} GiB = {peak / csr:.2f}x CSR; "
-          f"SpMV {r['bench']['speedup']:.2f}x", flush=True)
+          f"{speedup}", flush=True)
     for stage in r["stages"]:
         print(f"    {stage['stage'][:60]:<60} {stage['seconds']:>9.2f} s "
               f"{gib(stage['peak_rss_bytes']):>7} GiB", flush=True)
