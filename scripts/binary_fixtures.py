@@ -124,6 +124,11 @@ def invalid_npz():
     write("unsupported_layout.bsr", {**good, "format": b"bsr"})
     write("unsupported_dtype.string_data", {**good, "data": np.array(["a"] * 7)})
     write("bad_size.negative_shape", {**good, "shape": np.array([-5, 4])})
+    # Two entries at (0, 0) whose sum does not fit 64 bits.
+    big = np.iinfo(np.int64).max
+    write("integer_overflow.duplicates", dict(indices=np.array([0, 0], np.int32),
+          indptr=np.array([0, 2, 2, 2, 2, 2], np.int32), format=b"csr", shape=a.shape,
+          data=np.array([big, 1], np.int64)))
     with open(os.path.join(INVALID, "zip.not_a_zip.npz"), "wb") as f:
         f.write(b"this is not a zip archive\n" * 4)
     raw = npz_bytes(good, compressed=False)

@@ -9,6 +9,7 @@
 //! `m x n` CSR, `O(m·n)`.
 //! Called by `read.rs`.
 
+use crate::binary_error::BinaryError;
 use crate::body::Chunk;
 use crate::error::ParseError;
 use crate::header::Symmetry;
@@ -81,7 +82,7 @@ pub(crate) fn canonical<T: MtxValue>(
     row_ptr: Vec<usize>,
     mut col_idx: Vec<u32>,
     mut values: Vec<T>,
-) -> CsrMatrix<T> {
+) -> Result<CsrMatrix<T>, BinaryError> {
     let parts = balanced_parts(&row_ptr, rayon::current_num_threads());
     let lens: Vec<Vec<usize>> = split_parts(&mut col_idx, &mut values, &row_ptr, &parts)
         .into_par_iter()
@@ -92,14 +93,21 @@ pub(crate) fn canonical<T: MtxValue>(
             rows.clone()
                 .map(|i| {
                     let span = row_ptr[i] - base..row_ptr[i + 1] - base;
-                    sort_row(&mut cols[span.clone()], &mut vals[span], &mut scratch)
+                    sort_row(&mut cols[span.clone()], &mut vals[span], &mut scratch).map_err(
+                        |col| BinaryError::IntegerOverflow {
+                            row: i as u64,
+                            col: u64::from(col),
+                        },
+                    )
                 })
                 .collect()
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     let lens: Vec<usize> = lens.into_iter().flatten().collect();
     let (row_ptr, col_idx, values) = compact(row_ptr, col_idx, values, &lens);
-    CsrMatrix::new_unchecked(nrows, ncols, row_ptr, col_idx, values)
+    Ok(CsrMatrix::new_unchecked(
+        nrows, ncols, row_ptr, col_idx, values,
+    ))
 }
 
 /// True when the entries, in file order, are sorted by row then column without repeats: then
@@ -430,15 +438,17 @@ mod tests {
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            let a = pool.install(|| {
-                canonical(
-                    3,
-                    4,
-                    vec![0, 3, 3, 5],
-                    vec![3, 0, 3, 1, 2],
-                    vec![1.0, 2.0, 4.0, 5.0, 6.0],
-                )
-            });
+            let a = pool
+                .install(|| {
+                    canonical(
+                        3,
+                        4,
+                        vec![0, 3, 3, 5],
+                        vec![3, 0, 3, 1, 2],
+                        vec![1.0, 2.0, 4.0, 5.0, 6.0],
+                    )
+                })
+                .unwrap();
             assert_eq!(a.row_ptr(), &[0, 2, 2, 4]);
             assert_eq!(a.col_idx(), &[0, 3, 1, 2]);
             assert_eq!(a.values(), &[2.0, 5.0, 5.0, 6.0]);

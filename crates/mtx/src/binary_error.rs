@@ -105,6 +105,14 @@ pub enum BinaryError {
         /// The value found.
         value: i128,
     },
+    /// Duplicate integer entries whose sum does not fit 64 bits.
+    #[error("the sum of the duplicate entries at row {row}, column {col} (0-based) overflows a 64-bit integer")]
+    IntegerOverflow {
+        /// 0-based row.
+        row: u64,
+        /// 0-based column.
+        col: u64,
+    },
     /// A size in the file is negative or too large.
     #[error("{what} = {value} is outside 0..={max}")]
     BadSize {
@@ -163,6 +171,7 @@ impl BinaryError {
             BinaryError::IndexOutOfRange { .. } => "index_out_of_range",
             BinaryError::NotMonotone { .. } => "not_monotone",
             BinaryError::ValueOutOfRange { .. } => "value_out_of_range",
+            BinaryError::IntegerOverflow { .. } => "integer_overflow",
             BinaryError::BadSize { .. } => "bad_size",
             BinaryError::Truncated { .. } => "truncated",
             BinaryError::NotAPetscMatrix { .. } => "not_a_petsc_matrix",

@@ -285,7 +285,7 @@ fn read_compressed<T: NpzValue>(
         read_indices(&mut r, &header, "indices", nnz, inner as u64)?
     };
     let values = read_values(archive, nnz)?;
-    Ok(assemble::canonical(outer, inner, offsets, indices, values))
+    assemble::canonical(outer, inner, offsets, indices, values).map_err(err)
 }
 
 /// COO arrays `row` and `col` (or `coords`), summed into CSR.
@@ -321,12 +321,17 @@ fn read_coo<T: NpzValue>(
     }
     chunk.vals = read_values(archive, nnz)?;
     assemble::coordinate(nrows, ncols, vec![chunk.seal()], Symmetry::General)
-        .map_err(|e| err(out_of_memory(e)))
+        .map_err(|e| err(from_assembly(e)))
 }
 
-fn out_of_memory(e: crate::ParseError) -> BinaryError {
+/// What assembling COO entries can fail with, as a binary file's error.
+fn from_assembly(e: crate::ParseError) -> BinaryError {
     match e {
         crate::ParseError::OutOfMemory { what, bytes } => BinaryError::OutOfMemory { what, bytes },
+        crate::ParseError::IntegerOverflow { row, col, .. } => BinaryError::IntegerOverflow {
+            row: row - 1,
+            col: col - 1,
+        },
         other => BinaryError::Zip {
             message: other.to_string(),
         },

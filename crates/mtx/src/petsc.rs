@@ -124,7 +124,8 @@ pub(crate) fn read_petsc<R: Read + Seek>(
             })
             .map_err(err)?;
             AnyCsr::Complex(
-                pool.install(|| assemble::canonical(shape.0, shape.1, row_ptr, col_idx, vals)),
+                pool.install(|| assemble::canonical(shape.0, shape.1, row_ptr, col_idx, vals))
+                    .map_err(err)?,
             )
         }
         size => {
@@ -133,7 +134,8 @@ pub(crate) fn read_petsc<R: Read + Seek>(
             })
             .map_err(err)?;
             AnyCsr::Real(
-                pool.install(|| assemble::canonical(shape.0, shape.1, row_ptr, col_idx, vals)),
+                pool.install(|| assemble::canonical(shape.0, shape.1, row_ptr, col_idx, vals))
+                    .map_err(err)?,
             )
         }
     };
