@@ -8,7 +8,7 @@ rarely come well ordered), unless the machine's available memory cannot hold it:
 1. `spmv-reorder gen ... --shuffle 1` writes it (once, under --workdir; timed, with its peak);
 2. for each method, `spmv-reorder IN -o OUT --bench --method M --report R.json` runs under
    /usr/bin/time -v; the report's `stages` give each stage's seconds and peak resident memory
-   (VmHWM reset at each stage), time -v the whole process's peak;
+   (VmHWM reset at each stage), the largest of which is the run's peak;
 3. with --fmm, reading the file with spmv-reorder-mtx and with fast_matrix_market, 1 and 2
    threads, alternating (scripts/compare_fmm.py's drivers).
 Peak memory is also given as a multiple of the matrix's CSR size: 12 bytes per nonzero (u32
@@ -130,6 +130,9 @@ def run_method(a, name, path, method, csr):
         print(f"{name} {method}: FAILED ({rc}) after {s:.1f} s, see {log}", flush=True)
         return
     r = json.load(open(report))
+    # Each stage resets the kernel's high-water mark, which time -v reads at exit: the run's
+    # peak is the largest of the stages'.
+    peak = max([peak or 0] + [st["peak_rss_bytes"] or 0 for st in r["stages"]])
     speedup = f"SpMV {r['bench']['speedup']:.2f}x" if r.get("bench") else "no --bench"
     print(f"{name} {method}: {s:.1f} s in all, peak {gib(peak)} GiB = {peak / csr:.2f}x CSR; "
           f"{speedup}", flush=True)
