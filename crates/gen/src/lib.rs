@@ -6,7 +6,8 @@
 //!   follow a Gaussian bell, with parameters [`BandedGaussian`].
 //! - [`random_geometric`]: a random geometric graph in the unit square (mesh-like, irregular).
 //! - [`rmat`]: a power-law R-MAT graph (Graph500 parameters by default), with hub columns.
-//! - [`shuffle_symmetric`] and [`random_permutation`]: a seeded random symmetric permutation, the
+//! - [`shuffle_symmetric`]: a seeded random symmetric permutation
+//!   ([`Permutation::random`](spmv_reorder_sparse::Permutation::random)), the
 //!   classic way to destroy locality that a reordering must recover.
 //!
 //! ```
@@ -41,7 +42,7 @@ pub use error::GenError;
 pub use geometric::random_geometric;
 pub use grid::{poisson2d, poisson3d};
 pub use rmat::{rmat, Rmat};
-pub use shuffle::{random_permutation, shuffle_symmetric};
+pub use shuffle::shuffle_symmetric;
 
 /// The seeded generator every random generator of this crate uses.
 pub(crate) fn rng(seed: u64) -> rand_xoshiro::Xoshiro256PlusPlus {

@@ -149,7 +149,7 @@ impl<'a, T: Value> Scores<'a, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::{distance_sum_after, grid, random_permutation, shuffled_symmetric};
+    use crate::testutil::{distance_sum_after, grid, shuffled_symmetric};
 
     #[test]
     fn window_zero_is_an_error() {
@@ -193,7 +193,7 @@ mod tests {
         let g = shuffled_symmetric(&natural, 3);
         let p = gorder(&g, 5, default_hub_threshold(g.nrows())).unwrap();
         let dg = distance_sum_after(&g, &p);
-        let dr = distance_sum_after(&g, &random_permutation(g.nrows(), 9));
+        let dr = distance_sum_after(&g, &Permutation::random(g.nrows(), 9));
         let dn = distance_sum_after(&natural, &Permutation::identity(w * h));
         assert!(3 * dg < 2 * dr, "gorder D {dg}, random D {dr}");
         assert!(10 * dg < 11 * dn, "gorder D {dg}, natural D {dn}");

@@ -7,7 +7,7 @@
 //! | [`Method`] | what | cost |
 //! |---|---|---|
 //! | `identity` | the order as read | `O(n)` |
-//! | `random` | seeded shuffle ([`random_order`]): destroys locality | `O(n)` |
+//! | `random` | seeded shuffle ([`Permutation::random`]): destroys locality | `O(n)` |
 //! | `degree-asc`, `degree-desc` | stable sort by nonzeros per row ([`rows_by_degree`]) | `O(n log n)` |
 //! | `rcm` | reverse Cuthill-McKee on `A + Aᵀ` ([`reverse_cuthill_mckee`]) | `O(nnz log Δ)` |
 //! | `gorder` | Gorder greedy window ordering ([`gorder()`]) | `O(Σ_{|c| <= T} |c|²)` |
@@ -67,7 +67,6 @@ mod error;
 mod gorder;
 mod graph;
 mod pseudo_peripheral;
-mod random;
 mod rcm;
 #[cfg(test)]
 mod testutil;
@@ -76,7 +75,6 @@ pub use degree::{rows_by_degree, DegreeOrder};
 pub use envelope::{bandwidth, profile};
 pub use error::PeersError;
 pub use gorder::{default_hub_threshold, gorder};
-pub use random::random_order;
 pub use rcm::{reverse_cuthill_mckee, RcmStart};
 
 use spmv_reorder_sparse::{CsrMatrix, Permutation, Value};
@@ -185,7 +183,7 @@ pub fn order<T: Value>(
     let n = a.nrows();
     match method {
         Method::Identity => Ok(Permutation::identity(n)),
-        Method::Random => Ok(Permutation::from_new_to_old(random_order(n, options.seed))?),
+        Method::Random => Ok(Permutation::random(n, options.seed)),
         Method::DegreeAscending => Ok(Permutation::from_new_to_old(rows_by_degree(
             a,
             DegreeOrder::Increasing,

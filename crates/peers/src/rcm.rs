@@ -119,7 +119,7 @@ fn nodes_by_degree(g: &Graph) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::{bandwidth_after, grid, random_permutation, shuffled_symmetric};
+    use crate::testutil::{bandwidth_after, grid, shuffled_symmetric};
 
     #[test]
     fn path_is_restored_to_bandwidth_one() {
@@ -183,7 +183,7 @@ mod tests {
         let (m, n) = (8, 12);
         let t = (0..m).flat_map(|i| (i..i + 3).map(move |j| (i, j, ())));
         let a = CsrMatrix::from_triplets(m, n, t).unwrap();
-        let shuffle = random_permutation(m, 5);
+        let shuffle = Permutation::random(m, 5);
         let shuffled = a.permute(&shuffle, &Permutation::identity(n)).unwrap();
         let p = reverse_cuthill_mckee(&shuffled, RcmStart::default()).unwrap();
         let b = shuffled.permute(&p, &Permutation::identity(n)).unwrap();

@@ -1,7 +1,6 @@
 //! Test helpers: generated matrices and the measures the tests check orderings against.
 
 use crate::envelope::bandwidth;
-use crate::random::random_order;
 use spmv_reorder_sparse::{CsrMatrix, Permutation, Value};
 
 /// The 5-point stencil pattern of a `w x h` grid (node `y·w + x`), with the diagonal.
@@ -22,14 +21,9 @@ pub(crate) fn grid(w: usize, h: usize) -> CsrMatrix<()> {
     CsrMatrix::from_triplets(w * h, w * h, t).unwrap()
 }
 
-/// A seeded random permutation.
-pub(crate) fn random_permutation(n: usize, seed: u64) -> Permutation {
-    Permutation::from_new_to_old(random_order(n, seed)).unwrap()
-}
-
 /// `P·A·Pᵀ` for a seeded random `P`.
 pub(crate) fn shuffled_symmetric<T: Value>(a: &CsrMatrix<T>, seed: u64) -> CsrMatrix<T> {
-    a.permute_symmetric(&random_permutation(a.nrows(), seed))
+    a.permute_symmetric(&Permutation::random(a.nrows(), seed))
         .unwrap()
 }
 

@@ -65,7 +65,7 @@ mod tests {
             seed in any::<u64>(),
         ) {
             let n = lengths.len();
-            let order = spmv_reorder_gen::random_permutation(n, seed);
+            let order = Permutation::random(n, seed);
             let runs = sort_lengths_in_blocks(&order, block, |r| lengths[r]).unwrap();
             for (i, &old) in runs.new_to_old().iter().enumerate() {
                 prop_assert_eq!(order.old_to_new()[old] / block, i / block);
