@@ -10,7 +10,7 @@
 //!    share, sampled nonzeros per row, rows without a sample, for sampling periods 1, 10, 100, 1000
 //!    (kernel A, 2 threads, threshold 0), plus the rejected candidates (always 0: 100% precision).
 
-use spmv_reorder_sampling::{dast, random_sample, simulate, DastOptions, Kernel, SimOptions};
+use spmv_reorder_sampling::{dast, random_sample, simulate, DastOptions, SimOptions, TracedKernel};
 use spmv_reorder_sparse::CsrMatrix;
 use std::hint::black_box;
 use std::path::Path;
@@ -108,7 +108,7 @@ fn coverage_table(names: &[&str], periods: &[u64]) {
         for &period in periods {
             let opts = SimOptions {
                 threads: Some(2),
-                kernel: Kernel::PerNonzero,
+                kernel: TracedKernel::PerNonzero,
                 period,
                 seed: 1,
                 ..SimOptions::default()

@@ -212,7 +212,7 @@ fn trace_kernel_writes_a_layout_of_the_run() {
         (l.iterations, l.partition.len(), l.iteration_times_ns.len()),
         (3, 3, 3)
     );
-    assert_eq!(l.kernel, spmv_reorder_sampling::Kernel::PerRow);
+    assert_eq!(l.kernel, spmv_reorder_sampling::TracedKernel::PerRow);
 }
 
 #[test]

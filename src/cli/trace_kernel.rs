@@ -9,7 +9,7 @@
 
 use anyhow::Context;
 use spmv_reorder_mtx::OutputPlan;
-use spmv_reorder_sampling::{Kernel, TracedSpmv};
+use spmv_reorder_sampling::{TracedKernel, TracedSpmv};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -28,7 +28,7 @@ pub struct TraceKernelArgs {
     /// The traced kernel: per-nonzero (y[i] in memory in the inner loop) or per-row (y[i] stored
     /// once per row).
     #[arg(long, default_value = "per-nonzero")]
-    kernel: Kernel,
+    kernel: TracedKernel,
     /// Threads (keep 1 under valgrind: lackey does not tell threads apart).
     #[arg(long, default_value_t = 1, value_parser = super::values::threads)]
     threads: usize,

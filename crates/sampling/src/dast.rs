@@ -11,12 +11,12 @@
 //! access made for row `i` (its `x` loads and its `y` accesses) happens in the time span `S_i` of
 //! that row; spans of different rows do not overlap and follow the row order.
 //!
-//! - **Kernel A** ([`Kernel::PerNonzero`]) touches `y[i]` inside `S_i` (at the row's start and
+//! - **Kernel A** ([`TracedKernel::PerNonzero`]) touches `y[i]` inside `S_i` (at the row's start and
 //!   per nonzero). Let `X[j]` at time `t` belong to row `r`, between samples `Y[i]` at `t1 < t`
 //!   and `Y[i']` at `t2 > t`. If `i > r`, all of `S_i` follows `S_r`, so `t1 > t`: impossible;
 //!   hence `i <= r`, and symmetrically `r <= i'`: **`r ∈ [i, i']`**, univocal when `i = i'`.
 //!   This holds whatever the order of the loads inside one nonzero.
-//! - **Kernel B** ([`Kernel::PerRow`]) stores `y[i]` once, as the last access of `S_i`. An `X`
+//! - **Kernel B** ([`TracedKernel::PerRow`]) stores `y[i]` once, as the last access of `S_i`. An `X`
 //!   sample after the store of `y[i]` comes from a later row, `r > i`; one before the store of
 //!   `y[i']` comes from row `i'` or earlier: **`r ∈ (i, i'] = [i + 1, i']`**, univocal when
 //!   `i' = i + 1`.
@@ -32,7 +32,7 @@
 //! nonzero is counted in [`Coverage::rejected`] and dropped, so the sample's precision is 100% by
 //! construction and `rejected > 0` flags a wrong layout or rule.
 
-use crate::{Access, Array, Coverage, Kernel, Sample, TraceRecord, UncertaintyInterval};
+use crate::{Access, Array, Coverage, Sample, TraceRecord, TracedKernel, UncertaintyInterval};
 use serde::{Deserialize, Serialize};
 use spmv_reorder_sparse::{CsrMatrix, Value};
 
@@ -74,7 +74,7 @@ impl DastMode {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct DastOptions {
     /// The kernel that produced the trace (fixes the dual-array rule).
-    pub kernel: Kernel,
+    pub kernel: TracedKernel,
     /// Which samples to use.
     pub mode: DastMode,
     /// The threads' row blocks ([`crate::Layout::partition`]), given only when the trace holds
@@ -86,10 +86,10 @@ pub struct DastOptions {
 
 /// The rows an `X` sample between `Y[prev]` and `Y[next]` can belong to, or `None` when the two
 /// `Y` samples are not in the same iteration (see the module docs).
-pub fn row_interval(kernel: Kernel, prev: usize, next: usize) -> Option<(usize, usize)> {
+pub fn row_interval(kernel: TracedKernel, prev: usize, next: usize) -> Option<(usize, usize)> {
     match kernel {
-        Kernel::PerNonzero => (prev <= next).then_some((prev, next)),
-        Kernel::PerRow => (prev < next).then_some((prev + 1, next)),
+        TracedKernel::PerNonzero => (prev <= next).then_some((prev, next)),
+        TracedKernel::PerRow => (prev < next).then_some((prev + 1, next)),
     }
 }
 
@@ -175,14 +175,14 @@ pub fn dast<T: Value>(
 /// The state of one thread's walk: the smallest row the next `X` sample can belong to (from the
 /// last `Y` sample: `i` for kernel A, `i + 1` for kernel B) and the `X` samples seen since.
 struct Walker<'a> {
-    kernel: Kernel,
+    kernel: TracedKernel,
     partition: Option<&'a [usize]>,
     lower: Option<usize>,
     pending: Vec<(usize, Option<u32>)>,
 }
 
 impl<'a> Walker<'a> {
-    fn new(kernel: Kernel, partition: Option<&'a [usize]>) -> Self {
+    fn new(kernel: TracedKernel, partition: Option<&'a [usize]>) -> Self {
         Walker {
             kernel,
             partition,
@@ -222,8 +222,8 @@ impl<'a> Walker<'a> {
             }
         }
         self.lower = Some(match self.kernel {
-            Kernel::PerNonzero => row,
-            Kernel::PerRow => row + 1,
+            TracedKernel::PerNonzero => row,
+            TracedKernel::PerRow => row + 1,
         });
     }
 
@@ -316,16 +316,16 @@ mod tests {
 
     #[test]
     fn kernel_b_interval_is_half_open() {
-        assert_eq!(row_interval(Kernel::PerRow, 3, 4), Some((4, 4)));
-        assert_eq!(row_interval(Kernel::PerRow, 3, 6), Some((4, 6)));
-        assert_eq!(row_interval(Kernel::PerRow, 3, 3), None);
-        assert_eq!(row_interval(Kernel::PerNonzero, 3, 3), Some((3, 3)));
-        assert_eq!(row_interval(Kernel::PerNonzero, 4, 3), None);
+        assert_eq!(row_interval(TracedKernel::PerRow, 3, 4), Some((4, 4)));
+        assert_eq!(row_interval(TracedKernel::PerRow, 3, 6), Some((4, 6)));
+        assert_eq!(row_interval(TracedKernel::PerRow, 3, 3), None);
+        assert_eq!(row_interval(TracedKernel::PerNonzero, 3, 3), Some((3, 3)));
+        assert_eq!(row_interval(TracedKernel::PerNonzero, 4, 3), None);
         // Stores of y[0], y[1] around X[5]: the X belongs to row 1.
         use Array::{X, Y};
         let t = vec![rec(0, 0, Y, 0, 0), rec(0, 1, X, 5, 0), rec(0, 2, Y, 1, 0)];
         let opts = DastOptions {
-            kernel: Kernel::PerRow,
+            kernel: TracedKernel::PerRow,
             ..DastOptions::default()
         };
         let s = dast(&thesis_matrix(), &t, &opts);
@@ -376,7 +376,7 @@ mod tests {
             rec(1, 1, Y, 2, 0),
         ];
         let mut opts = DastOptions {
-            kernel: Kernel::PerRow,
+            kernel: TracedKernel::PerRow,
             ..DastOptions::default()
         };
         assert_eq!(dast(&thesis_matrix(), &t, &opts).coverage.unbounded, 2);

@@ -77,7 +77,7 @@ pub(crate) fn for_each_line(
 
 #[cfg(test)]
 pub(crate) mod test_support {
-    use crate::{Array, Kernel, Layout, Region};
+    use crate::{Array, Layout, Region, TracedKernel};
 
     /// A small layout (`row_ptr`, `x`, `y`, optionally the marker), 2 iterations.
     pub(crate) fn layout(with_marker: bool) -> Layout {
@@ -110,7 +110,7 @@ pub(crate) mod test_support {
             });
         }
         Layout {
-            kernel: Kernel::PerNonzero,
+            kernel: TracedKernel::PerNonzero,
             nrows: 2,
             ncols: 4,
             nnz: 3,

@@ -18,7 +18,7 @@ use std::ops::Range;
 /// Which traced kernel runs; it fixes the DAST rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Kernel {
+pub enum TracedKernel {
     /// Kernel A (thesis algorithm 1): `y[i]` lives in memory inside the inner loop.
     ///
     /// Access order, row `i`: load `row_ptr[i]`, `row_ptr[i+1]`; store `y[i] = 0`; then per
@@ -33,28 +33,28 @@ pub enum Kernel {
     PerRow,
 }
 
-impl Kernel {
+impl TracedKernel {
     /// The CLI spelling (`per-nonzero`, `per-row`).
     pub fn as_str(self) -> &'static str {
         match self {
-            Kernel::PerNonzero => "per-nonzero",
-            Kernel::PerRow => "per-row",
+            TracedKernel::PerNonzero => "per-nonzero",
+            TracedKernel::PerRow => "per-row",
         }
     }
 }
 
-impl std::fmt::Display for Kernel {
+impl std::fmt::Display for TracedKernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
-impl std::str::FromStr for Kernel {
+impl std::str::FromStr for TracedKernel {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
-            "per-nonzero" | "a" | "A" => Ok(Kernel::PerNonzero),
-            "per-row" | "b" | "B" => Ok(Kernel::PerRow),
+            "per-nonzero" | "a" | "A" => Ok(TracedKernel::PerNonzero),
+            "per-row" | "b" | "B" => Ok(TracedKernel::PerRow),
             _ => Err(format!("unknown kernel '{s}' (per-nonzero or per-row)")),
         }
     }
@@ -81,7 +81,7 @@ pub fn partition_rows(row_ptr: &[usize], threads: usize) -> Vec<usize> {
     bounds
 }
 
-/// Kernel A on rows `rows` (`y` holds exactly those rows): see [`Kernel::PerNonzero`].
+/// Kernel A on rows `rows` (`y` holds exactly those rows): see [`TracedKernel::PerNonzero`].
 ///
 /// # Panics
 /// If the arrays are inconsistent with `rows` (a caller bug).
@@ -104,7 +104,7 @@ pub fn spmv_per_nonzero(
     }
 }
 
-/// Kernel B on rows `rows` (`y` holds exactly those rows): see [`Kernel::PerRow`].
+/// Kernel B on rows `rows` (`y` holds exactly those rows): see [`TracedKernel::PerRow`].
 ///
 /// # Panics
 /// If the arrays are inconsistent with `rows` (a caller bug).
@@ -139,7 +139,7 @@ pub struct TracedSpmv {
     x: Vec<f64>,
     y: Vec<f64>,
     marker: Vec<u64>,
-    kernel: Kernel,
+    kernel: TracedKernel,
     partition: Vec<usize>,
     iterations: u32,
 }
@@ -149,7 +149,12 @@ impl TracedSpmv {
     ///
     /// # Panics
     /// If `threads == 0`.
-    pub fn new(matrix: &CsrMatrix<f64>, kernel: Kernel, threads: usize, iterations: u32) -> Self {
+    pub fn new(
+        matrix: &CsrMatrix<f64>,
+        kernel: TracedKernel,
+        threads: usize,
+        iterations: u32,
+    ) -> Self {
         let partition = partition_rows(matrix.row_ptr(), threads);
         TracedSpmv {
             x: (0..matrix.ncols()).map(|j| 1.0 + (j % 7) as f64).collect(),
@@ -223,8 +228,8 @@ impl TracedSpmv {
         assert!(iteration < self.iterations, "iteration out of range");
         self.mark(iteration as usize);
         let kernel = match self.kernel {
-            Kernel::PerNonzero => spmv_per_nonzero,
-            Kernel::PerRow => spmv_per_row,
+            TracedKernel::PerNonzero => spmv_per_nonzero,
+            TracedKernel::PerRow => spmv_per_row,
         };
         let (m, x) = (&self.matrix, &self.x);
         let blocks = split_rows(&mut self.y, &self.partition);
@@ -341,7 +346,7 @@ mod tests {
     #[test]
     fn kernels_match_the_reference_on_any_thread_count() {
         let a = matrix();
-        for kernel in [Kernel::PerNonzero, Kernel::PerRow] {
+        for kernel in [TracedKernel::PerNonzero, TracedKernel::PerRow] {
             for threads in [1, 2, 8] {
                 let mut run = TracedSpmv::new(&a, kernel, threads, 2);
                 run.run_iteration(0);
@@ -356,7 +361,7 @@ mod tests {
         let a = matrix();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.layout.json");
-        let mut run = TracedSpmv::new(&a, Kernel::PerNonzero, 2, 3);
+        let mut run = TracedSpmv::new(&a, TracedKernel::PerNonzero, 2, 3);
         let mut saved = 0;
         let layout = run
             .run_recorded(|l| {
@@ -375,7 +380,7 @@ mod tests {
     #[test]
     fn layout_describes_the_arrays() {
         let a = matrix();
-        let run = TracedSpmv::new(&a, Kernel::PerRow, 2, 3);
+        let run = TracedSpmv::new(&a, TracedKernel::PerRow, 2, 3);
         let l = run.layout();
         l.validate().unwrap();
         l.check_matrix(&a).unwrap();
@@ -388,7 +393,10 @@ mod tests {
             })
         );
         assert_eq!(l.region(Array::Marker).unwrap().len, 4);
-        assert_eq!("per-row".parse::<Kernel>().unwrap(), Kernel::PerRow);
-        assert!("diagonal".parse::<Kernel>().is_err());
+        assert_eq!(
+            "per-row".parse::<TracedKernel>().unwrap(),
+            TracedKernel::PerRow
+        );
+        assert!("diagonal".parse::<TracedKernel>().is_err());
     }
 }

@@ -5,7 +5,7 @@
 //!   (geometric skip-ahead), plus one pass over the row offsets.
 //! - [`dast`]: dual-array sampling. From [`TraceRecord`]s (sampled accesses mapped to `X[j]`,
 //!   `Y[i]`, `col_idx[k]`, ... through a [`Layout`]) it finds the univocal entries, the
-//!   [`UncertaintyInterval`]s and the [`Coverage`] of thesis table 4.2, for each traced [`Kernel`].
+//!   [`UncertaintyInterval`]s and the [`Coverage`] of thesis table 4.2, for each [`TracedKernel`].
 //! - Trace sources: the cache and PMU simulator [`simulate`] (any machine), live PEBS/IBS sampling
 //!   ([`sample_live`]), and recorded traces from `perf script` ([`read_perf_script`]) or valgrind
 //!   lackey ([`read_lackey`]) of the [`TracedSpmv`] kernels that `spmv-reorder trace-kernel` runs.
@@ -85,7 +85,7 @@ pub use cache::{CacheConfig, CacheHierarchy, Latencies, Pmu};
 pub use dast::{dast, row_interval, DastMode, DastOptions};
 pub use error::{SamplingError, SpecError};
 pub use import::IterationSelect;
-pub use kernel::{partition_rows, spmv_per_nonzero, spmv_per_row, Kernel, TracedSpmv};
+pub use kernel::{partition_rows, spmv_per_nonzero, spmv_per_row, TracedKernel, TracedSpmv};
 pub use lackey::{parse_lackey, parse_lackey_line, read_lackey};
 pub use perf::{
     decode_sample, detect_pmu, monotonic_ns, parse_event_terms, sample_live, FormatField,

@@ -9,7 +9,7 @@
 //! sampler fails with [`SamplingError::NoSamplingPmu`], which names the other trace sources.
 //! Called by [`crate::sample`] for `dast-perf`.
 
-use crate::{Access, DastMode, Kernel, Layout, SamplingError, TraceRecord, TracedSpmv};
+use crate::{Access, DastMode, Layout, SamplingError, TraceRecord, TracedKernel, TracedSpmv};
 use spmv_reorder_sparse::CsrMatrix;
 use std::path::{Path, PathBuf};
 
@@ -35,7 +35,7 @@ pub struct PerfOptions {
     /// Threads (`None`: the caller's thread count).
     pub threads: Option<usize>,
     /// The kernel to run.
-    pub kernel: Kernel,
+    pub kernel: TracedKernel,
     /// Iterations; the first one warms the caches unsampled, the others are sampled.
     pub iterations: u32,
     /// Which samples DAST uses.
@@ -53,7 +53,7 @@ impl Default for PerfOptions {
             period: 1000,
             ldlat: 30,
             threads: None,
-            kernel: Kernel::PerNonzero,
+            kernel: TracedKernel::PerNonzero,
             iterations: 2,
             mode: DastMode::DualArray,
             pmu: None,
@@ -584,7 +584,7 @@ mod tests {
     #[test]
     fn decodes_synthetic_sample_records() {
         let a = CsrMatrix::from_triplets(3, 3, vec![(0, 0, 1.0), (1, 2, 1.0)]).unwrap();
-        let layout = TracedSpmv::new(&a, Kernel::PerNonzero, 1, 2).layout();
+        let layout = TracedSpmv::new(&a, TracedKernel::PerNonzero, 1, 2).layout();
         let x = layout.region(Array::X).unwrap().base;
         let s = RawSample {
             ip: 0x55d0c0,

@@ -8,8 +8,8 @@
 //! samples the second SpMV: the first one pays compulsory misses). Called by [`crate::sample`].
 
 use crate::{
-    partition_rows, Access, Array, CacheConfig, CacheHierarchy, Kernel, Latencies, Layout, Pmu,
-    Region, SamplingError, Target, TraceRecord,
+    partition_rows, Access, Array, CacheConfig, CacheHierarchy, Latencies, Layout, Pmu, Region,
+    SamplingError, Target, TraceRecord, TracedKernel,
 };
 use spmv_reorder_sparse::{CsrMatrix, Value};
 use std::ops::Range;
@@ -32,7 +32,7 @@ pub struct SimOptions {
     /// Threads (`None`: the caller's thread count, 1 for [`simulate`] itself).
     pub threads: Option<usize>,
     /// The simulated kernel.
-    pub kernel: Kernel,
+    pub kernel: TracedKernel,
     /// Mean sampling period in events (1 samples every event).
     pub period: u64,
     /// Events are accesses with a latency of at least this many cycles. The default 0 makes
@@ -63,7 +63,7 @@ impl Default for SimOptions {
     fn default() -> Self {
         SimOptions {
             threads: None,
-            kernel: Kernel::PerNonzero,
+            kernel: TracedKernel::PerNonzero,
             period: 10,
             threshold: 0,
             randomize: true,
@@ -87,14 +87,14 @@ type Step = (Array, u64, Access);
 /// The access stream of one thread's row block, produced a row at a time.
 struct Stream<'a, T> {
     matrix: &'a CsrMatrix<T>,
-    kernel: Kernel,
+    kernel: TracedKernel,
     rows: Range<usize>,
     buf: Vec<Step>,
     pos: usize,
 }
 
 impl<'a, T: Value> Stream<'a, T> {
-    fn new(matrix: &'a CsrMatrix<T>, kernel: Kernel, rows: Range<usize>) -> Self {
+    fn new(matrix: &'a CsrMatrix<T>, kernel: TracedKernel, rows: Range<usize>) -> Self {
         Stream {
             matrix,
             kernel,
@@ -113,7 +113,7 @@ impl<'a, T: Value> Stream<'a, T> {
         Some(self.buf[self.pos - 1])
     }
 
-    /// The accesses of row `i`, in the order documented on [`Kernel`].
+    /// The accesses of row `i`, in the order documented on [`TracedKernel`].
     fn fill(&mut self, i: usize) {
         use Access::{Load, Store};
         let (row_ptr, col_idx) = (self.matrix.row_ptr(), self.matrix.col_idx());
@@ -122,7 +122,7 @@ impl<'a, T: Value> Stream<'a, T> {
         self.pos = 0;
         self.buf.push((Array::RowPtr, y, Load));
         self.buf.push((Array::RowPtr, y + 1, Load));
-        if self.kernel == Kernel::PerNonzero {
+        if self.kernel == TracedKernel::PerNonzero {
             self.buf.push((Array::Y, y, Store));
         }
         let nonzeros = row_ptr[i]..row_ptr[i + 1];
@@ -130,12 +130,12 @@ impl<'a, T: Value> Stream<'a, T> {
             self.buf.push((Array::ColIdx, k as u64, Load));
             self.buf.push((Array::Val, k as u64, Load));
             self.buf.push((Array::X, c as u64, Load));
-            if self.kernel == Kernel::PerNonzero {
+            if self.kernel == TracedKernel::PerNonzero {
                 self.buf.push((Array::Y, y, Load));
                 self.buf.push((Array::Y, y, Store));
             }
         }
-        if self.kernel == Kernel::PerRow {
+        if self.kernel == TracedKernel::PerRow {
             self.buf.push((Array::Y, y, Store));
         }
     }
@@ -144,7 +144,7 @@ impl<'a, T: Value> Stream<'a, T> {
 /// A synthetic layout: each array page-aligned, one page apart, as an allocator would place them.
 fn synthetic_layout<T: Value>(
     matrix: &CsrMatrix<T>,
-    kernel: Kernel,
+    kernel: TracedKernel,
     partition: Vec<usize>,
     iterations: u32,
 ) -> Layout {
@@ -287,7 +287,7 @@ mod tests {
     #[test]
     fn every_access_sampled_gives_every_nonzero() {
         let a = banded(300, 6);
-        for kernel in [Kernel::PerNonzero, Kernel::PerRow] {
+        for kernel in [TracedKernel::PerNonzero, TracedKernel::PerRow] {
             for threads in [1, 2, 8] {
                 let opts = SimOptions {
                     threads: Some(threads),
@@ -319,7 +319,7 @@ mod tests {
     #[test]
     fn sampled_runs_are_precise_and_deterministic() {
         let a = banded(2000, 20);
-        for kernel in [Kernel::PerNonzero, Kernel::PerRow] {
+        for kernel in [TracedKernel::PerNonzero, TracedKernel::PerRow] {
             for threads in [1, 2, 8] {
                 let opts = SimOptions {
                     threads: Some(threads),
@@ -338,7 +338,7 @@ mod tests {
                 let f = s.coverage.sampled_fraction;
                 // Kernel B has one y event per row against ~29 x events: a univocal entry needs
                 // the stores of two consecutive rows sampled, so its coverage is far lower.
-                let least = if kernel == Kernel::PerNonzero {
+                let least = if kernel == TracedKernel::PerNonzero {
                     0.01
                 } else {
                     0.0
@@ -411,7 +411,7 @@ mod tests {
                 entries.into_iter().map(|(i, j)| (i % n, j % n, 1.0)),
             )
             .unwrap();
-            let kernel = if per_row { Kernel::PerRow } else { Kernel::PerNonzero };
+            let kernel = if per_row { TracedKernel::PerRow } else { TracedKernel::PerNonzero };
             let opts = SimOptions { threads: Some(threads), kernel, period, seed, ..SimOptions::default() };
             let (layout, records) = simulate(&a, &opts).unwrap();
             for partition in [None, Some(layout.partition.clone())] {

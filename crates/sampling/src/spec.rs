@@ -330,7 +330,7 @@ fn parse_trace(options: &[(&str, &str)]) -> Result<TraceSpec, SpecError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Kernel;
+    use crate::TracedKernel;
 
     fn kind(spec: &str) -> SpecError {
         match spec.parse::<SamplerSpec>() {
@@ -357,7 +357,7 @@ mod tests {
             panic!()
         };
         assert_eq!((sim.period, sim.threshold, sim.threads), (100, 5, Some(8)));
-        assert_eq!(sim.kernel, Kernel::PerRow);
+        assert_eq!(sim.kernel, TracedKernel::PerRow);
         assert_eq!(sim.caches[0], CacheConfig::new(48 << 10, 12));
         assert_eq!(sim.latencies.memory, 300);
         assert_eq!(

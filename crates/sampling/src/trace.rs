@@ -4,7 +4,7 @@
 //! Mapping an address is `O(regions)` (six regions). Every trace source (simulator, live perf,
 //! `perf script`, lackey) produces `TraceRecord`s; [`crate::dast`] consumes them.
 
-use crate::{Kernel, SamplingError};
+use crate::{SamplingError, TracedKernel};
 use serde::{Deserialize, Serialize};
 use spmv_reorder_sparse::{CsrMatrix, Value};
 use std::path::Path;
@@ -97,7 +97,7 @@ impl Region {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Layout {
     /// The traced kernel (it fixes the DAST rule).
-    pub kernel: Kernel,
+    pub kernel: TracedKernel,
     /// Rows of the matrix.
     pub nrows: usize,
     /// Columns of the matrix.
@@ -238,7 +238,7 @@ mod tests {
             len,
         };
         Layout {
-            kernel: Kernel::PerNonzero,
+            kernel: TracedKernel::PerNonzero,
             nrows: 3,
             ncols: 4,
             nnz: 5,
