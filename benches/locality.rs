@@ -30,7 +30,7 @@ use spmv_reorder_gen::{poisson3d, shuffle_symmetric};
 use spmv_reorder_locality::{
     CacheModel, Footprints, GraphOptions, Parallelism, WindowGraph, Windows,
 };
-use spmv_reorder_peers::{Method, PeerOptions};
+use spmv_reorder_peers::{reverse_cuthill_mckee, RcmStart};
 use spmv_reorder_sparse::{CsrMatrix, Permutation};
 use std::time::{Duration, Instant};
 
@@ -295,7 +295,7 @@ fn check_case(
     unit_now: &mut dyn FnMut() -> Duration,
 ) -> Ratios {
     let model = CacheModel::default();
-    let rcm = spmv_reorder_peers::order(m, Method::Rcm, &PeerOptions::default()).expect("square");
+    let rcm = reverse_cuthill_mckee(m, RcmStart::PseudoPeripheral).expect("square");
     let input = Permutation::identity(m.nrows());
     let price = || {
         rayon::join(

@@ -4,7 +4,7 @@
 //! cargo run --release -p spmv-reorder-peers --example order -- METHOD FILE [--repeat R] [--perm]
 //! ```
 //!
-//! `METHOD` is a [`Method`] name (`identity`, `random`, `degree-asc`, `degree-desc`, `rcm`, `gorder`),
+//! `METHOD` is `identity`, `random`, `degree-asc`, `degree-desc`, `rcm`, `gorder` (the window of 5),
 //! `rcm-min-degree` (RCM started like scipy's) or `sprs-rcm` (sprs 0.11's `reverse_cuthill_mckee` on
 //! the same symmetrised pattern). Prints `bandwidth` and `profile` of `P·(A + Aᵀ)·Pᵀ`, SPEC section 2's
 //! `D = Σ_i |C_i xor C_{i+1}|` of `P·A·Pᵀ`, and the best of `R` (default 3) timings of the ordering in
@@ -14,7 +14,8 @@
 //! (`new_to_old`, 0-based). Used by `scripts/compare_rcm.py`.
 
 use spmv_reorder_peers::{
-    bandwidth, order, profile, reverse_cuthill_mckee, Method, PeerOptions, RcmStart,
+    bandwidth, default_hub_threshold, gorder, profile, reverse_cuthill_mckee, rows_by_degree,
+    DegreeOrder, PeersError, RcmStart,
 };
 use spmv_reorder_sparse::{CsrMatrix, Permutation};
 use std::path::PathBuf;
@@ -70,14 +71,31 @@ fn orderer(method: &str, a: CsrMatrix<()>) -> Result<Orderer, String> {
             reverse_cuthill_mckee(&a, RcmStart::MinimumDegree).map_err(|e| e.to_string())
         })),
         name => {
-            let m: Method = name
-                .parse()
-                .map_err(|e: spmv_reorder_peers::PeersError| e.to_string())?;
-            Ok(Box::new(move || {
-                order(&a, m, &PeerOptions::default()).map_err(|e| e.to_string())
-            }))
+            let order = peer(name)?;
+            Ok(Box::new(move || order(&a).map_err(|e| e.to_string())))
         }
     }
+}
+
+/// A peer ordering of a pattern.
+type PeerOrder = fn(&CsrMatrix<()>) -> Result<Permutation, PeersError>;
+
+/// The peer ordering called `name`.
+fn peer(name: &str) -> Result<PeerOrder, String> {
+    Ok(match name {
+        "identity" => |a| Ok(Permutation::identity(a.nrows())),
+        "random" => |a| Ok(Permutation::random(a.nrows(), 0)),
+        "degree-asc" => |a| by_degree(a, DegreeOrder::Increasing),
+        "degree-desc" => |a| by_degree(a, DegreeOrder::Decreasing),
+        "rcm" => |a| reverse_cuthill_mckee(a, RcmStart::PseudoPeripheral),
+        "gorder" => |a| gorder(a, 5, default_hub_threshold(a.nrows())),
+        _ => return Err(format!("unknown method {name:?}; expected identity, random, degree-asc, degree-desc, rcm, gorder, rcm-min-degree or sprs-rcm")),
+    })
+}
+
+/// Rows by their number of nonzeros, in the direction `dir`.
+fn by_degree(a: &CsrMatrix<()>, dir: DegreeOrder) -> Result<Permutation, PeersError> {
+    Ok(Permutation::from_new_to_old(rows_by_degree(a, dir))?)
 }
 
 /// `pattern(A + Aᵀ)` (diagonal kept) as an sprs matrix, the symmetric input sprs's RCM requires.

@@ -1,9 +1,8 @@
 //! Degree sort: rows ordered by their number of nonzeros, stably (ties keep their original order).
 //!
 //! The classic cheap baseline (e.g. Balaji, Lucia, "When is graph reordering an optimization?",
-//! IISWC 2018). Cost: `O(n log n)`, parallel stable merge sort. Called by [`crate::order`] for
-//! [`crate::Method::DegreeAscending`] and [`crate::Method::DegreeDescending`], and by
-//! [`crate::gorder`] for its fallback sequence.
+//! IISWC 2018). Cost: `O(n log n)`, parallel stable merge sort. Called by the pipeline's `degree`
+//! ordering, and by [`crate::gorder`] for its fallback sequence.
 
 use rayon::prelude::*;
 use spmv_reorder_sparse::{CsrMatrix, Value};

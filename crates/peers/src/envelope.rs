@@ -4,7 +4,8 @@
 //! `Σ_r (r − f_r)` with `f_r` the first column of new row `r` in the lower triangle of the symmetrised
 //! pattern (`f_r = r` for a row with nothing left of the diagonal), as in George and Liu, *Computer
 //! Solution of Large Sparse Positive Definite Systems* (1981), section 4.1. Cost: `O(nnz + n)`,
-//! without building the permuted matrix. Called by callers reporting on [`crate::Method::Rcm`].
+//! without building the permuted matrix. Called by tests and tools that
+//! report on RCM.
 
 use crate::PeersError;
 use spmv_reorder_sparse::{CsrMatrix, Permutation, SparseError, Value};

@@ -8,14 +8,6 @@ use spmv_reorder_sparse::SparseError;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum PeersError {
-    /// A method name that [`crate::Method`] does not know.
-    #[error("unknown ordering method {name:?} (expected one of: {expected})")]
-    UnknownMethod {
-        /// The name given.
-        name: String,
-        /// The accepted names, comma-separated.
-        expected: String,
-    },
     /// The Gorder window must hold at least one row.
     #[error("Gorder window must be at least 1, got {window}")]
     InvalidWindow {

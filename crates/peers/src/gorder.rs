@@ -19,7 +19,7 @@
 //! `Σ_c |c|²`, which is quadratic in the size of a power-law hub. Each row enters and leaves the window
 //! once, and every queue operation is `O(1)` amortised. Sequential: each choice depends on the
 //! previous ones.
-//! Called by [`crate::order`] for [`crate::Method::Gorder`].
+//! Called by the pipeline's `gorder` ordering.
 
 use crate::bucket_queue::BucketQueue;
 use crate::degree::{rows_by_degree, DegreeOrder};

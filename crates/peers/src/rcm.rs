@@ -4,8 +4,8 @@
 //! conference, 1969; the reversal from A. George's thesis (1971); the start node from George and Liu
 //! (1979, see [`crate::pseudo_peripheral`]). Cost: `O(nnz + n)` to build the graph (parallel) plus
 //! `O(nnz + Σ_v deg(v)·log deg(v))` for the breadth-first searches (sequential: each search depends on
-//! the previous one), plus one search per George-Liu round. Called by [`crate::order`] for
-//! [`crate::Method::Rcm`].
+//! the previous one), plus one search per George-Liu round. Called by the pipeline's `rcm`
+//! ordering and its RCM start order.
 //!
 //! Components are visited in order of their minimum-degree node (degree, then index), as in
 //! `scipy.sparse.csgraph.reverse_cuthill_mckee`. Within a component the search starts from

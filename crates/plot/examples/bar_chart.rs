@@ -5,19 +5,14 @@
 //! cargo run --release -p spmv-reorder-plot --example bar_chart -- OUT.svg FILE...
 //! ```
 
-use spmv_reorder_peers::{order, Method, PeerOptions};
 use spmv_reorder_plot::{bar_chart_svg, BarChartOptions};
+use spmv_reorder_reorder::{Method, Reorderer};
 use spmv_reorder_sparse::{CsrMatrix, Permutation};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The methods drawn, one series each.
-const METHODS: [Method; 4] = [
-    Method::Random,
-    Method::DegreeDescending,
-    Method::Rcm,
-    Method::Gorder,
-];
+const METHODS: [Method; 4] = [Method::Random, Method::Degree, Method::Rcm, Method::Gorder];
 
 /// `D = Σ_i |C_i xor C_{i+1}|` of `P·A` (a column permutation leaves it unchanged).
 fn distance_sum(a: &CsrMatrix<()>, p: &Permutation) -> f64 {
@@ -45,7 +40,8 @@ fn run() -> Result<(), String> {
         let a = m.matrix.pattern();
         let original = distance_sum(&a, &Permutation::identity(a.nrows())).max(1.0);
         for (method, (_, values)) in METHODS.iter().zip(&mut series) {
-            let p = order(&a, *method, &PeerOptions::default()).map_err(|e| e.to_string())?;
+            let r = Reorderer::new().method(*method).run(&a);
+            let p = r.map_err(|e| e.to_string())?.rows;
             values.push(distance_sum(&a, &p) / original);
         }
         let name = Path::new(file).file_name().map(|n| n.to_string_lossy());

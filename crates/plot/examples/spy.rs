@@ -4,10 +4,11 @@
 //! cargo run --release -p spmv-reorder-plot --example spy -- FILE OUT.png [METHOD] [SIZE_PX]
 //! ```
 //!
-//! `METHOD` is a `spmv_reorder_peers::Method` name (`rcm`, `gorder`, `random`, …; default `identity`).
+//! `METHOD` is a peer ordering of `spmv_reorder_reorder::Method` (`rcm`, `gorder`, `degree`, `random`;
+//! default `identity`).
 
-use spmv_reorder_peers::{order, Method, PeerOptions};
 use spmv_reorder_plot::{spy_png, SpyOptions};
+use spmv_reorder_reorder::{Method, Reorderer};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -27,10 +28,8 @@ fn run() -> Result<(), String> {
     let m = spmv_reorder_mtx::read_path(&PathBuf::from(file), &Default::default())
         .map_err(|e| e.to_string())?;
     let mut a = m.matrix.pattern();
-    let p = order(&a, method, &PeerOptions::default()).map_err(|e| e.to_string())?;
-    if a.nrows() == a.ncols() {
-        a = a.permute_symmetric(&p).map_err(|e| e.to_string())?;
-    }
+    let r = Reorderer::new().method(method).run(&a);
+    a = r.and_then(|r| r.apply(&a)).map_err(|e| e.to_string())?;
     let options = SpyOptions {
         size_px,
         ..SpyOptions::default()

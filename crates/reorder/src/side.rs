@@ -14,7 +14,9 @@ use crate::start::Start;
 use crate::windows::{windows_for, SampledLatencies};
 use crate::{Method, ReorderError, Reorderer, StartOrder};
 use spmv_reorder_locality::{GraphOptions, WindowGraph, Windows};
-use spmv_reorder_peers::{self as peers, PeerOptions};
+use spmv_reorder_peers::{
+    default_hub_threshold, gorder, reverse_cuthill_mckee, rows_by_degree, DegreeOrder, RcmStart,
+};
 use spmv_reorder_sparse::{CsrMatrix, Permutation};
 use std::time::Instant;
 
@@ -44,13 +46,9 @@ impl Reorderer {
         progress: &mut (dyn FnMut(&Stage) + Send),
     ) -> Result<(Permutation, SideReport), ReorderError> {
         let clock = Instant::now();
-        if let Some(method) = peer_method(self.method) {
+        if let Some(p) = peer_order(self.method, input.pattern, self.seed) {
             progress(&Stage::Ordering { side: input.side });
-            let opts = PeerOptions {
-                seed: self.seed,
-                ..PeerOptions::default()
-            };
-            let p = peers::order(input.pattern, method, &opts)?;
+            let p = p?;
             let seconds = clock.elapsed().as_secs_f64();
             return Ok((p, SideReport::peer(input.side, seconds)));
         }
@@ -71,17 +69,33 @@ impl Reorderer {
     }
 }
 
-/// The peer method that orders a side, `None` for the TSP method.
-fn peer_method(method: Method) -> Option<peers::Method> {
-    match method {
-        Method::Tsp => None,
-        Method::Rcm => Some(peers::Method::Rcm),
-        Method::Gorder => Some(peers::Method::Gorder),
-        Method::Degree => Some(peers::Method::DegreeDescending),
-        Method::Identity => Some(peers::Method::Identity),
-        Method::Random => Some(peers::Method::Random),
-    }
+/// The rows of `pattern` in the order of the peer `method` (`None` for the TSP method), with the
+/// peers' published parameters: RCM from a pseudo-peripheral node, Gorder's window of 5 and its
+/// default hub threshold, degree by decreasing row length.
+fn peer_order(
+    method: Method,
+    pattern: &CsrMatrix<()>,
+    seed: u64,
+) -> Option<Result<Permutation, ReorderError>> {
+    let n = pattern.nrows();
+    let by_degree = || rows_by_degree(pattern, DegreeOrder::Decreasing);
+    let order = match method {
+        Method::Tsp => return None,
+        Method::Identity => Ok(Permutation::identity(n)),
+        Method::Random => Ok(Permutation::random(n, seed)),
+        Method::Degree => Permutation::from_new_to_old(by_degree()).map_err(ReorderError::from),
+        Method::Rcm => {
+            reverse_cuthill_mckee(pattern, RcmStart::PseudoPeripheral).map_err(Into::into)
+        }
+        Method::Gorder => {
+            gorder(pattern, GORDER_WINDOW, default_hub_threshold(n)).map_err(Into::into)
+        }
+    };
+    Some(order)
 }
+
+/// Gorder's window: the rows a candidate is scored against (the paper's 5).
+const GORDER_WINDOW: usize = 5;
 
 /// A TSP side once its windows are cut in the start order.
 pub(crate) struct SideWork<'a> {
@@ -212,7 +226,7 @@ mod tests {
     use crate::{SideReport, StartOrder};
     use spmv_reorder_gen::{poisson2d, poisson3d, shuffle_symmetric};
     use spmv_reorder_locality::{total_distance, CacheModel, Parallelism};
-    use spmv_reorder_peers::{self as peers, PeerOptions};
+    use spmv_reorder_peers::{reverse_cuthill_mckee, RcmStart};
     use spmv_reorder_sparse::Permutation;
 
     #[test]
@@ -275,7 +289,7 @@ mod tests {
         assert_refined_by_the_rule(side);
         // Tied with the input in the model, RCM's order has the lower `D`.
         assert!(c.tied && c.kept == "start", "{c:?}");
-        let rcm = peers::order(&a.pattern(), peers::Method::Rcm, &PeerOptions::default()).unwrap();
+        let rcm = reverse_cuthill_mckee(&a.pattern(), RcmStart::PseudoPeripheral).unwrap();
         assert_eq!(r.rows, rcm);
         assert_eq!(
             r.report.d_after,
@@ -341,7 +355,7 @@ mod tests {
         );
         assert!(side.graph_seconds > 0.0);
         assert_refined_by_the_rule(side);
-        let rcm = peers::order(&a.pattern(), peers::Method::Rcm, &PeerOptions::default()).unwrap();
+        let rcm = reverse_cuthill_mckee(&a.pattern(), RcmStart::PseudoPeripheral).unwrap();
         assert_eq!((c.kept, &r.rows), ("start", &rcm), "{c:?}");
         assert_eq!(near.start_cost, r.report.d_after, "window 1: D_w = D");
         // From the shuffled input, far from the bound, a path is computed: see

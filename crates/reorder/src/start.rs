@@ -6,7 +6,7 @@
 use crate::windows::SampledLatencies;
 use crate::{ReorderError, StartOrder};
 use spmv_reorder_locality::Windows;
-use spmv_reorder_peers::{self as peers, PeerOptions};
+use spmv_reorder_peers::{reverse_cuthill_mckee, RcmStart};
 use spmv_reorder_sparse::{CsrMatrix, Permutation};
 use std::borrow::Cow;
 
@@ -39,10 +39,9 @@ impl<'a> Start<'a> {
         latencies: Option<SampledLatencies<'a>>,
     ) -> Result<Self, ReorderError> {
         let first = match order {
-            StartOrder::Rcm => Some(peers::order(
+            StartOrder::Rcm => Some(reverse_cuthill_mckee(
                 structure,
-                peers::Method::Rcm,
-                &PeerOptions::default(),
+                RcmStart::PseudoPeripheral,
             )?),
             StartOrder::Greedy | StartOrder::Given => None,
         };
