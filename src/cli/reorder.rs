@@ -8,9 +8,9 @@ use spmv_reorder::locality::{CacheModel, ModelledCost};
 use spmv_reorder::mtx::{self, MatrixMarket, OutputPlan, ReadOptions, Symmetry, WriteOptions};
 use spmv_reorder::plot::{spy_png, SpyOptions};
 use spmv_reorder::reorder::{
-    Method, PermuteMode, ReorderReport, Reorderer, Reordering, RunBlocks, SamplerChoice, Stage,
-    StartOrder, WindowSpec, DEFAULT_LENGTH_CHANGE_COST, DRAFT_ABANDON_PERCENT, MODEL_TIE_PERCENT,
-    PATH_MARGIN_PERCENT, START_NEAR_BOUND_PERCENT,
+    Kept, Method, PermuteMode, ReorderReport, Reorderer, Reordering, RunBlocks, SamplerChoice,
+    Stage, StartOrder, WindowSpec, DEFAULT_LENGTH_CHANGE_COST, DRAFT_ABANDON_PERCENT,
+    MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT, START_NEAR_BOUND_PERCENT,
 };
 use spmv_reorder::sparse::AnyCsr;
 use spmv_reorder::spmv::bench::{self, BenchConfig, Comparison};
@@ -322,7 +322,7 @@ fn output_plan(args: &ReorderArgs, input: &Path) -> anyhow::Result<OutputPlan> {
 /// permutation (which preserves symmetry), general storage otherwise.
 fn reordered_file(file: &MatrixMarket, r: &Reordering) -> anyhow::Result<MatrixMarket> {
     let matrix = file.matrix.permute(&r.rows, &r.cols)?;
-    let symmetric_permutation = r.report.permute == PermuteMode::Symmetric.to_string();
+    let symmetric_permutation = r.report.permute == PermuteMode::Symmetric;
     let symmetry = if symmetric_permutation {
         file.header.symmetry
     } else {
@@ -347,7 +347,7 @@ fn reordered_file(file: &MatrixMarket, r: &Reordering) -> anyhow::Result<MatrixM
 /// have an order of their own.
 fn columns_permutation_file(args: &ReorderArgs, r: &Reordering) -> Option<PathBuf> {
     let path = args.perm_out.as_ref()?;
-    (r.report.permute != PermuteMode::Symmetric.to_string()).then(|| {
+    (r.report.permute != PermuteMode::Symmetric).then(|| {
         let mut cols = path.clone().into_os_string();
         cols.push(".cols");
         PathBuf::from(cols)
@@ -545,10 +545,10 @@ impl Summary<'_> {
                 "priced lowest".to_string()
             };
             let returned = match (c.kept, &c.path) {
-                ("path", _) => "the TSP path".to_string(),
+                (Kept::Path, _) => "the TSP path".to_string(),
                 (kept, path) => format!(
                     "{} ({why}{})",
-                    if kept == "start" {
+                    if kept == Kept::Start {
                         "RCM's order"
                     } else {
                         "the input order"

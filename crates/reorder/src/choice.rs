@@ -4,7 +4,7 @@
 //! modelled caches, `O(nnz)`. Called by [`crate::side`] and [`crate::path`].
 
 use crate::measure::d_in_order;
-use crate::report::CacheCheck;
+use crate::report::{CacheCheck, Kept};
 use crate::tuning::{
     DRAFT_ABANDON_PERCENT, MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT, REFINE_HEADROOM_PERCENT,
 };
@@ -151,14 +151,14 @@ impl Priced {
             .start
             .is_some_and(|s| tied(s.cycles, self.input.cycles));
         let (kept, perm) = match (start.zip(self.start), path) {
-            (_, Some(path)) => ("path", path),
+            (_, Some(path)) => (Kept::Path, path),
             (Some((order, _)), None) if tied && start_has_lower_d(&order, &self.input_order)? => {
-                ("start", order)
+                (Kept::Start, order)
             }
             (Some((order, cost)), None) if !tied && cost.cycles < self.input.cycles => {
-                ("start", order)
+                (Kept::Start, order)
             }
-            _ => ("input", self.input_order),
+            _ => (Kept::Input, self.input_order),
         };
         let check = CacheCheck {
             input: self.input,
@@ -217,30 +217,30 @@ mod tests {
         // Within 5%: `D` decides, either way.
         assert_eq!(
             choose(priced(100, 104, 200), true),
-            (rcm.clone(), "start", true, true)
+            (rcm.clone(), Kept::Start, true, true)
         );
         let input = Permutation::identity(3);
         assert_eq!(
             choose(priced(104, 100, 200), false),
-            (input.clone(), "input", true, true)
+            (input.clone(), Kept::Input, true, true)
         );
-        assert_eq!(choose(priced(100, 100, 200), true).1, "start");
+        assert_eq!(choose(priced(100, 100, 200), true).1, Kept::Start);
         // Further apart: the model decides, and `D` is not computed.
         assert_eq!(
             choose(priced(100, 106, 200), true),
-            (input, "input", false, false)
+            (input, Kept::Input, false, false)
         );
         assert_eq!(
             choose(priced(106, 100, 200), false),
-            (rcm.clone(), "start", false, false)
+            (rcm.clone(), Kept::Start, false, false)
         );
         // A path 15% cheaper than both passes whatever the tie.
         let (perm, kept, tied, asked) = choose(priced(100, 100, 85), false);
         assert_eq!(
             (perm, kept, tied, asked),
-            (path.clone(), "path", false, false)
+            (path.clone(), Kept::Path, false, false)
         );
         let (_, kept, ..) = choose(priced(100, 100, 86), false);
-        assert_eq!(kept, "input");
+        assert_eq!(kept, Kept::Input);
     }
 }

@@ -13,7 +13,7 @@
 //! `spmv-reorder-evaluate`, so that this crate builds no system library.
 //!
 //! ```
-//! use spmv_reorder_reorder::{Method, Reorderer, WindowSpec};
+//! use spmv_reorder_reorder::{Method, PermuteMode, Reorderer, WindowSpec};
 //! use spmv_reorder_sparse::CsrMatrix;
 //!
 //! // Rows 0 and 2 share columns, as do rows 1 and 3: the best order pairs them.
@@ -30,7 +30,7 @@
 //!     .cache_check(None)
 //!     .run(&a)?;
 //! assert_eq!((r.report.d_before, r.report.d_after), (12, 4));
-//! assert_eq!(r.report.permute, "rows"); // rectangular: rows only by default
+//! assert_eq!(r.report.permute, PermuteMode::Rows); // rectangular: rows only by default
 //! let b = r.apply(&a)?;
 //! assert_eq!(b.nnz(), a.nnz());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -99,7 +99,9 @@ pub mod windows;
 pub use error::ReorderError;
 pub use pipeline::{Reordering, Stage};
 pub use reorderer::Reorderer;
-pub use report::{CacheCheck, LengthRuns, ReorderReport, SideReport, StartNearBound, TspReport};
+pub use report::{
+    CacheCheck, Kept, LengthRuns, ReorderReport, Side, SideReport, StartNearBound, TspReport,
+};
 pub use sampler::SamplerChoice;
 pub use spec::{Method, PermuteMode, RunBlocks, StartOrder, WindowSpec};
 pub use tuning::{

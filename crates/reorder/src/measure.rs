@@ -57,11 +57,11 @@ impl Reorderer {
                 .zip(tsp_lower_bound)
                 .map(|(c, b)| relative_gap(c, b))
                 .filter(|gap| gap.is_finite()),
-            method: self.method.to_string(),
-            sampler: self.sampler.to_string(),
-            window: self.window.to_string(),
-            start: (self.method == Method::Tsp).then(|| self.start_order().to_string()),
-            permute: o.mode.to_string(),
+            method: self.method,
+            sampler: self.sampler.clone(),
+            window: self.window,
+            start: (self.method == Method::Tsp).then(|| self.start_order()),
+            permute: o.mode,
             seed: self.seed,
             length_runs: o.length_runs,
             reorder_seconds: o.reorder_seconds,

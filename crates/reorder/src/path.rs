@@ -9,7 +9,7 @@
 
 use crate::choice::{start_has_lower_d, Priced, Pricing};
 use crate::pipeline::Stage;
-use crate::report::{CacheCheck, SideReport, TspReport};
+use crate::report::{CacheCheck, Kept, Side, SideReport, TspReport};
 use crate::side::SideWork;
 use crate::start::{row_lengths, rows_in_order};
 use crate::tuning::DRAFT_CHECKPOINT_DIVISOR;
@@ -36,7 +36,7 @@ impl SideWork<'_> {
         let config = self.config;
         // Rows' lengths in the graph's numbering, for the price of a length change.
         let lengths = (config.length_change_cost > 0
-            && self.side == "rows"
+            && self.side == Side::Rows
             && config.window == WindowSpec::Fixed(1))
         .then(|| row_lengths(first.as_ref(), self.structure, self.windows.len()));
         let search = PathSearch::new(
@@ -68,7 +68,9 @@ impl SideWork<'_> {
                 (solution, perm, Some(check))
             }
         };
-        let kept = cache_check.as_ref().map_or("path", |c: &CacheCheck| c.kept);
+        let kept = cache_check
+            .as_ref()
+            .map_or(Kept::Path, |c: &CacheCheck| c.kept);
         let lengths = self.moved_windows(kept, Some(&solution.order));
         let tsp = TspReport::from_solution(
             &solution,
@@ -172,7 +174,7 @@ struct PathSearch<'a> {
     oracle: WindowCost<'a>,
     /// The time budget in seconds, over which the progress bar fills once.
     budget: Option<f64>,
-    side: &'static str,
+    side: Side,
 }
 
 impl<'a> PathSearch<'a> {
@@ -183,7 +185,7 @@ impl<'a> PathSearch<'a> {
         lengths: Option<&'a [usize]>,
         change_cost: u32,
         budget: Option<f64>,
-        side: &'static str,
+        side: Side,
     ) -> Result<Self, ReorderError> {
         let oracle = WindowCost {
             graph,

@@ -12,7 +12,7 @@
 //! the `spmv-reorder` main job and the evaluation.
 
 use crate::measure::{d_in_order, Ordered};
-use crate::report::{LengthRuns, ReorderReport, SideReport};
+use crate::report::{LengthRuns, ReorderReport, Side, SideReport};
 use crate::side::SideInput;
 use crate::windows::SampledLatencies;
 use crate::{PermuteMode, ReorderError, Reorderer, SamplerChoice};
@@ -25,15 +25,15 @@ use std::time::Instant;
 pub enum Stage {
     /// Sampling the matrix.
     Sampling,
-    /// Building windows and the window graph (`side` is `"rows"` or `"cols"`).
+    /// Building windows and the window graph.
     Graph {
         /// Which side is being ordered.
-        side: &'static str,
+        side: Side,
     },
     /// Solving the TSP path; `fraction` of the time budget used, current `cost`.
     Solving {
         /// Which side is being ordered.
-        side: &'static str,
+        side: Side,
         /// Share of the solver's budget used so far, in `[0, 1]`.
         fraction: f64,
         /// Cost of the best path so far.
@@ -42,7 +42,7 @@ pub enum Stage {
     /// A peer ordering (RCM, Gorder, ...).
     Ordering {
         /// Which side is being ordered.
-        side: &'static str,
+        side: Side,
     },
     /// Measuring the result.
     Measuring,
@@ -97,7 +97,7 @@ impl Reorderer {
                     structure: &full,
                     symmetric: mode == PermuteMode::Symmetric,
                     latencies,
-                    side: "rows",
+                    side: Side::Rows,
                 };
                 let (p, r) = self.order_side(input, progress)?;
                 (p, Some(r))
@@ -188,7 +188,7 @@ impl Reorderer {
             structure: full_t.as_ref().unwrap_or(&seen_t),
             symmetric: false,
             latencies,
-            side: "cols",
+            side: Side::Cols,
         };
         self.order_side(input, progress)
     }
@@ -328,7 +328,7 @@ mod tests {
         // The path itself (its x fits L1, where the cache check may keep even a shuffled order).
         let r = quick().cache_check(None).run(&a).unwrap();
         let rep = &r.report;
-        assert_eq!(rep.permute, "symmetric");
+        assert_eq!(rep.permute, PermuteMode::Symmetric);
         // Rows of a 5-point grid share at most 2 columns, so d >= 6 per row pair: the natural order
         // is near the floor, and the TSP path must get below it from a random start.
         assert!(
@@ -466,7 +466,7 @@ mod tests {
             .unwrap_err();
         assert!(matches!(e, ReorderError::Incompatible(_)));
         let r = quick().run(&a).unwrap();
-        assert_eq!(r.report.permute, "rows");
+        assert_eq!(r.report.permute, PermuteMode::Rows);
         assert!(r.cols.is_identity());
         let both = quick().permute(Some(PermuteMode::Both)).run(&a).unwrap();
         assert_eq!((both.rows.len(), both.cols.len()), (3, 5));

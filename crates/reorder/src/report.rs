@@ -1,23 +1,25 @@
 //! [`ReorderReport`]: what a reordering did and measured, serialised as `--report FILE.json`.
 
+use crate::{Method, PermuteMode, SamplerChoice, StartOrder, WindowSpec};
 use spmv_reorder_locality::ModelledCost;
 use spmv_reorder_sampling::Coverage;
 use spmv_reorder_tsp::PathSolution;
+use std::fmt;
 
 /// The report of one reordering. JSON keys follow the field names (`D_before` etc. as spelled in
 /// the SPEC).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct ReorderReport {
-    /// `tsp`, `rcm`, `gorder`, `degree`, `identity` or `random`.
-    pub method: String,
-    /// `all` or the sampler spec.
-    pub sampler: String,
-    /// The window spec.
-    pub window: String,
-    /// Where the TSP path started (`greedy`, `given`, `rcm`); `None` for the peer methods.
-    pub start: Option<String>,
-    /// `symmetric`, `rows`, `cols` or `both`.
-    pub permute: String,
+    /// The ordering method.
+    pub method: Method,
+    /// Where the nonzeros the ordering saw came from (`all`, or the sampler's spelling).
+    pub sampler: SamplerChoice,
+    /// The windows of locality.
+    pub window: WindowSpec,
+    /// Where the TSP path started; `None` for the peer methods.
+    pub start: Option<StartOrder>,
+    /// Which sides were permuted.
+    pub permute: PermuteMode,
     /// Seed of every random choice.
     pub seed: u64,
     /// The length runs made after ordering ([`crate::Reorderer::length_runs`]); `None`: none.
@@ -58,8 +60,8 @@ pub struct ReorderReport {
 /// How one side (rows, or columns from `Aᵀ`) was ordered.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct SideReport {
-    /// `rows` or `cols`.
-    pub side: &'static str,
+    /// Which side.
+    pub side: Side,
     /// Windows of locality (TSP), or rows (peers).
     pub windows: usize,
     /// Window lengths in the order the path visits them (TSP only; omitted from JSON).
@@ -113,8 +115,39 @@ pub struct CacheCheck {
     /// [`crate::MODEL_TIE_PERCENT`] of each other (and the path did not pass), so that the one
     /// with the lower `D` was returned.
     pub tied: bool,
-    /// `"path"`, `"start"` or `"input"`: the order returned.
-    pub kept: &'static str,
+    /// The order returned.
+    pub kept: Kept,
+}
+
+/// A side of the matrix: its rows, or its columns (ordered as the rows of `Aᵀ`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// The rows (`P`).
+    Rows,
+    /// The columns (`Q`).
+    Cols,
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Side::Rows => "rows",
+            Side::Cols => "cols",
+        })
+    }
+}
+
+/// The order the cache check returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kept {
+    /// The TSP path.
+    Path,
+    /// The start order (RCM's).
+    Start,
+    /// The order as read.
+    Input,
 }
 
 /// The order a path would start from, against the window graph's lower bound of any path.
@@ -143,7 +176,7 @@ impl StartNearBound {
 }
 
 impl SideReport {
-    pub(crate) fn peer(side: &'static str, seconds: f64) -> Self {
+    pub(crate) fn peer(side: Side, seconds: f64) -> Self {
         SideReport {
             side,
             windows: 0,

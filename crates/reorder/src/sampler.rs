@@ -5,7 +5,7 @@ use spmv_reorder_sampling::SamplerSpec;
 use std::fmt;
 use std::str::FromStr;
 
-/// Where the nonzeros the ordering sees come from.
+/// Where the nonzeros the ordering sees come from. Serialised as its spelling.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum SamplerChoice {
     /// Every nonzero (full information).
@@ -51,6 +51,12 @@ impl fmt::Display for SamplerChoice {
             SamplerChoice::All => f.write_str("all"),
             SamplerChoice::Sampled { text, .. } => f.write_str(text),
         }
+    }
+}
+
+impl serde::Serialize for SamplerChoice {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
     }
 }
 

@@ -9,7 +9,7 @@
 
 use crate::choice::{start_has_lower_d, Priced, Pricing};
 use crate::pipeline::Stage;
-use crate::report::{SideReport, StartNearBound, TspReport};
+use crate::report::{CacheCheck, Kept, Side, SideReport, StartNearBound, TspReport};
 use crate::start::Start;
 use crate::windows::{windows_for, SampledLatencies};
 use crate::{Method, ReorderError, Reorderer, StartOrder};
@@ -31,8 +31,8 @@ pub(crate) struct SideInput<'a> {
     pub(crate) symmetric: bool,
     /// The sampled latencies of `pattern`'s rows, when the sampler recorded them.
     pub(crate) latencies: Option<SampledLatencies<'a>>,
-    /// `"rows"` or `"cols"`.
-    pub(crate) side: &'static str,
+    /// Which side.
+    pub(crate) side: Side,
 }
 
 impl Reorderer {
@@ -100,7 +100,7 @@ const GORDER_WINDOW: usize = 5;
 /// A TSP side once its windows are cut in the start order.
 pub(crate) struct SideWork<'a> {
     pub(crate) config: &'a Reorderer,
-    pub(crate) side: &'static str,
+    pub(crate) side: Side,
     /// The side's full pattern in the input order.
     pub(crate) structure: &'a CsrMatrix<()>,
     pub(crate) symmetric: bool,
@@ -184,13 +184,13 @@ impl SideWork<'_> {
     /// then).
     pub(crate) fn moved_windows(
         &self,
-        kept: &str,
+        kept: Kept,
         path_order: Option<&[usize]>,
     ) -> Option<Vec<usize>> {
         let lengths = self.windows.lengths();
         match (kept, path_order) {
-            ("path", Some(order)) => Some(order.iter().map(|&g| lengths[g]).collect()),
-            ("start", _) => Some(lengths),
+            (Kept::Path, Some(order)) => Some(order.iter().map(|&g| lengths[g]).collect()),
+            (Kept::Start, _) => Some(lengths),
             _ if self.start_order != StartOrder::Rcm => Some(lengths),
             _ => None,
         }
@@ -204,7 +204,7 @@ impl SideWork<'_> {
         graph_seconds: f64,
         bounded_columns: usize,
         tsp: Option<TspReport>,
-        cache_check: Option<crate::CacheCheck>,
+        cache_check: Option<CacheCheck>,
     ) -> SideReport {
         SideReport {
             side: self.side,
@@ -223,7 +223,7 @@ impl SideWork<'_> {
 mod tests {
     use crate::testutil::{path_cost, quick};
     use crate::tuning::{DRAFT_ABANDON_PERCENT, PATH_MARGIN_PERCENT, REFINE_HEADROOM_PERCENT};
-    use crate::{SideReport, StartOrder};
+    use crate::{Kept, SideReport, StartOrder};
     use spmv_reorder_gen::{poisson2d, poisson3d, shuffle_symmetric};
     use spmv_reorder_locality::{total_distance, CacheModel, Parallelism};
     use spmv_reorder_peers::{reverse_cuthill_mckee, RcmStart};
@@ -251,11 +251,11 @@ mod tests {
         let path_wins = path.is_some_and(|p| p * 100 <= others * (100 - PATH_MARGIN_PERCENT));
         assert_eq!(got, if path_wins { path.unwrap() } else { others });
         let want = if path_wins {
-            "path"
+            Kept::Path
         } else if c.input.cycles <= start {
-            "input"
+            Kept::Input
         } else {
-            "start"
+            Kept::Start
         };
         assert_eq!(c.kept, want);
         assert!(c.input.cycles > start, "RCM beats a shuffled input");
@@ -288,7 +288,7 @@ mod tests {
         assert!(side.tsp.is_none() && r.report.tsp_cost.is_none());
         assert_refined_by_the_rule(side);
         // Tied with the input in the model, RCM's order has the lower `D`.
-        assert!(c.tied && c.kept == "start", "{c:?}");
+        assert!(c.tied && c.kept == Kept::Start, "{c:?}");
         let rcm = reverse_cuthill_mckee(&a.pattern(), RcmStart::PseudoPeripheral).unwrap();
         assert_eq!(r.rows, rcm);
         assert_eq!(
@@ -356,7 +356,7 @@ mod tests {
         assert!(side.graph_seconds > 0.0);
         assert_refined_by_the_rule(side);
         let rcm = reverse_cuthill_mckee(&a.pattern(), RcmStart::PseudoPeripheral).unwrap();
-        assert_eq!((c.kept, &r.rows), ("start", &rcm), "{c:?}");
+        assert_eq!((c.kept, &r.rows), (Kept::Start, &rcm), "{c:?}");
         assert_eq!(near.start_cost, r.report.d_after, "window 1: D_w = D");
         // From the shuffled input, far from the bound, a path is computed: see
         // `the_check_refines_only_a_draft_that_may_pass`.
@@ -373,7 +373,7 @@ mod tests {
             let c = side.cache_check.as_ref().unwrap();
             if start == StartOrder::Given {
                 // The only other order is the shuffled input, far behind any path.
-                assert!(c.refined && c.kept == "path", "{c:?}");
+                assert!(c.refined && c.kept == Kept::Path, "{c:?}");
                 assert_eq!(Some(model.cost(&a, &r.rows, &r.cols)), c.path);
                 let tsp = side.tsp.as_ref().unwrap();
                 assert!(tsp.after_local_search_cost <= tsp.after_two_opt_cost);

@@ -6,9 +6,8 @@ use crate::ReorderError;
 use std::fmt;
 use std::str::FromStr;
 
-/// How rows are grouped into windows of locality (SPEC section 3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+/// How rows are grouped into windows of locality (SPEC section 3). Serialised as its spelling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WindowSpec {
     /// `N` consecutive rows per window (`1` = one row per window: plain row distances).
     Fixed(usize),
@@ -81,6 +80,12 @@ impl fmt::Display for WindowSpec {
                 Ok(())
             }
         }
+    }
+}
+
+impl serde::Serialize for WindowSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
     }
 }
 
