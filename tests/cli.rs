@@ -465,9 +465,8 @@ fn length_runs_sort_each_block_by_row_length_and_say_so() {
 
 #[test]
 fn help_states_the_library_defaults() {
-    use spmv_reorder::reorder::{
-        DEFAULT_LENGTH_CHANGE_COST, DEFAULT_RUN_BLOCK, DRAFT_ABANDON_PERCENT, SORT_ALL_MAX_COLUMNS,
-    };
+    use spmv_reorder::reorder::{Tuning, DEFAULT_LENGTH_CHANGE_COST};
+    let t = Tuning::default();
     let dir = temp_dir();
     let (ok, out, err) = run(&["--help"], dir.path());
     assert!(ok, "{err}");
@@ -475,9 +474,11 @@ fn help_states_the_library_defaults() {
     let help = out.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
         help.contains(&format!(
-            "all rows when the matrix has at most {SORT_ALL_MAX_COLUMNS} columns"
+            "all rows when the matrix has at most {} columns",
+            t.sort_all_max_columns
         )) && help.contains(&format!(
-            "else blocks of {DEFAULT_RUN_BLOCK}. Default: auto for tsp"
+            "else blocks of {}. Default: auto for tsp",
+            t.run_block
         )),
         "{help}"
     );
@@ -488,7 +489,7 @@ fn help_states_the_library_defaults() {
     assert!(
         help.contains(&format!(
             "already priced {}% above the cheaper order",
-            DRAFT_ABANDON_PERCENT - 100
+            t.draft_abandon_percent - 100
         )),
         "{help}"
     );
@@ -498,7 +499,7 @@ fn help_states_the_library_defaults() {
 fn a_draft_far_behind_at_its_checkpoint_is_set_aside_for_the_same_order() {
     // bcsstk13 as read: partway down its descent the draft is priced more than 1.4x the input
     // order, which the check keeps (RCM's is priced higher than the input's).
-    use spmv_reorder::reorder::DRAFT_ABANDON_PERCENT;
+    let abandon = spmv_reorder::reorder::Tuning::default().draft_abandon_percent;
     let dir = temp_dir();
     let input = matrix("bcsstk13.mtx.gz");
     let reorder = |extra: &[&str], perm: &str| {
@@ -516,7 +517,7 @@ fn a_draft_far_behind_at_its_checkpoint_is_set_aside_for_the_same_order() {
     assert_eq!(check["kept"], "input");
     let cycles = |v: &serde_json::Value| v["cycles"].as_u64().unwrap();
     let others = cycles(&check["start"]).min(cycles(&check["input"]));
-    assert!(cycles(&check["draft"]) * 100 >= others * DRAFT_ABANDON_PERCENT);
+    assert!(cycles(&check["draft"]) * 100 >= others * abandon);
     assert!(
         out.contains("partway through 2-opt (set aside there"),
         "{out}"

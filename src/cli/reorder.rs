@@ -9,8 +9,7 @@ use spmv_reorder::mtx::{self, MatrixMarket, OutputPlan, ReadOptions, Symmetry, W
 use spmv_reorder::plot::{spy_png, SpyOptions};
 use spmv_reorder::reorder::{
     Kept, Method, PermuteMode, ReorderReport, Reorderer, Reordering, RunBlocks, SamplerChoice,
-    Stage, StartOrder, WindowSpec, DEFAULT_LENGTH_CHANGE_COST, DRAFT_ABANDON_PERCENT,
-    MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT, START_NEAR_BOUND_PERCENT,
+    Stage, StartOrder, Tuning, WindowSpec, DEFAULT_LENGTH_CHANGE_COST,
 };
 use spmv_reorder::sparse::AnyCsr;
 use spmv_reorder::spmv::bench::{self, BenchConfig, Comparison};
@@ -515,23 +514,26 @@ impl Summary<'_> {
             )?;
         }
         if let Some(c) = r.rows.as_ref().and_then(|s| s.cache_check.as_ref()) {
+            let t = Tuning::default();
+            let (margin, tie) = (t.path_margin_percent, t.model_tie_percent);
+            let (near_bound, abandon) = (t.start_near_bound_percent, t.draft_abandon_percent);
             let path = match (&c.path, c.refined) {
                 (None, _) if let Some(near) = c.start_near_bound => {
                     format!(
-                        "start order's D_w {} within {START_NEAR_BOUND_PERCENT}% of the lower \
+                        "start order's D_w {} within {near_bound}% of the lower \
                          bound {}, so no TSP path was computed",
                         near.start_cost, near.lower_bound
                     )
                 }
                 (None, _) => format!(
-                    "floor {}: no order can be priced {PATH_MARGIN_PERCENT}% below these, so no \
+                    "floor {}: no order can be priced {margin}% below these, so no \
                      TSP path was computed",
                     misses(&c.floor)
                 ),
                 (Some(path), true) => format!("TSP path {}", misses(path)),
                 (Some(path), false) if c.draft_abandoned => format!(
                     "TSP path {} partway through 2-opt (set aside there: priced at least \
-                     {DRAFT_ABANDON_PERCENT}% of the cheaper order)",
+                     {abandon}% of the cheaper order)",
                     misses(path)
                 ),
                 (Some(path), false) => format!(
@@ -540,7 +542,7 @@ impl Summary<'_> {
                 ),
             };
             let why = if c.tied {
-                format!("input and RCM priced within {MODEL_TIE_PERCENT}%: the lower D")
+                format!("input and RCM priced within {tie}%: the lower D")
             } else {
                 "priced lowest".to_string()
             };
@@ -554,7 +556,7 @@ impl Summary<'_> {
                         "the input order"
                     },
                     if path.is_some() {
-                        format!("; the path needs a {PATH_MARGIN_PERCENT}% margin")
+                        format!("; the path needs a {margin}% margin")
                     } else {
                         String::new()
                     }

@@ -5,9 +5,7 @@
 
 use crate::measure::d_in_order;
 use crate::report::{CacheCheck, Kept};
-use crate::tuning::{
-    DRAFT_ABANDON_PERCENT, MODEL_TIE_PERCENT, PATH_MARGIN_PERCENT, REFINE_HEADROOM_PERCENT,
-};
+use crate::tuning::Tuning;
 use crate::ReorderError;
 use spmv_reorder_locality::{CacheModel, ModelledCost};
 use spmv_reorder_sparse::{CsrMatrix, Permutation};
@@ -52,8 +50,9 @@ impl<'a> Pricing<'a> {
 
     /// The input order and the start order (when there is one besides the input), priced side
     /// by side on the pool's threads (the check took about a fifth of a default run on the
-    /// shuffled 1M-row grid, one replay after the other), and the model's floor.
-    pub(crate) fn price_others(&self, start: Option<&Permutation>) -> Priced {
+    /// shuffled 1M-row grid, one replay after the other), and the model's floor; the check
+    /// weighs them with `tuning`'s margins.
+    pub(crate) fn price_others(&self, start: Option<&Permutation>, tuning: Tuning) -> Priced {
         let input_order = Permutation::identity(self.structure.nrows());
         let (input, start) =
             rayon::join(|| self.cost(&input_order), || start.map(|p| self.cost(p)));
@@ -65,6 +64,7 @@ impl<'a> Pricing<'a> {
             draft: None,
             draft_abandoned: false,
             refined: None,
+            tuning,
         }
     }
 }
@@ -80,11 +80,14 @@ pub(crate) struct Priced {
     /// The path after the 2-opt + Or-opt descent, once computed (at the checkpoint when the
     /// descent was abandoned there).
     pub(crate) draft: Option<ModelledCost>,
-    /// Whether the descent was stopped at its checkpoint ([`DRAFT_CHECKPOINT_DIVISOR`]) because
-    /// the path was priced [`DRAFT_ABANDON_PERCENT`] percent of the cheaper other order or more.
+    /// Whether the descent was stopped at its checkpoint ([`Tuning::draft_checkpoint_divisor`])
+    /// because the path was priced [`Tuning::draft_abandon_percent`] percent of the cheaper
+    /// other order or more.
     pub(crate) draft_abandoned: bool,
     /// The path refined from the draft, when it was.
     pub(crate) refined: Option<ModelledCost>,
+    /// The margins of the check.
+    tuning: Tuning,
 }
 
 impl Priced {
@@ -98,7 +101,7 @@ impl Priced {
     /// The cheaper other order's cost less the margin, in cycles times 100: the line a path's cost
     /// times 100 must not cross.
     fn margin_line(&self) -> u128 {
-        self.cheapest_other() as u128 * (100 - PATH_MARGIN_PERCENT) as u128
+        self.cheapest_other() as u128 * (100 - self.tuning.path_margin_percent) as u128
     }
 
     /// Whether a path costing `cycles` passes the check.
@@ -106,11 +109,11 @@ impl Priced {
         cycles * 100 <= self.margin_line()
     }
 
-    /// Whether a path priced `cost` at the draft's checkpoint ([`DRAFT_CHECKPOINT_DIVISOR`]) is
-    /// too far behind to finish: at least [`DRAFT_ABANDON_PERCENT`] percent of the cheaper other
-    /// order.
+    /// Whether a path priced `cost` at the draft's checkpoint is too far behind to finish: at
+    /// least [`Tuning::draft_abandon_percent`] percent of the cheaper other order.
     pub(crate) fn hopeless(&self, cost: ModelledCost) -> bool {
-        cost.cycles as u128 * 100 >= self.cheapest_other() as u128 * DRAFT_ABANDON_PERCENT as u128
+        let abandon = self.tuning.draft_abandon_percent as u128;
+        cost.cycles as u128 * 100 >= self.cheapest_other() as u128 * abandon
     }
 
     /// Whether any path could pass the check: one at the model's floor would.
@@ -118,18 +121,20 @@ impl Priced {
         self.passes(self.floor.cycles as u128)
     }
 
-    /// Whether the draft, priced [`REFINE_HEADROOM_PERCENT`] lower, would pass the check
+    /// Whether the draft, priced [`Tuning::refine_headroom_percent`] lower, would pass the check
     /// (false before the draft is priced).
     pub(crate) fn path_may_pass(&self) -> bool {
         self.draft.is_some_and(|draft| {
-            let path = draft.cycles as u128 * (100 - REFINE_HEADROOM_PERCENT) as u128;
+            let headroom = self.tuning.refine_headroom_percent;
+            let path = draft.cycles as u128 * (100 - headroom) as u128;
             path < self.margin_line()
         })
     }
 
-    /// The path when its `x` reads cost at least [`PATH_MARGIN_PERCENT`] less than those of the
+    /// The path when its `x` reads cost at least [`Tuning::path_margin_percent`] less than those
+    /// of the
     /// input order and of the start order, else the cheaper of those two, or when the model
-    /// prices them within [`MODEL_TIE_PERCENT`] of each other, the one `start_has_lower_d` (given
+    /// prices them within [`Tuning::model_tie_percent`] of each other, the one `start_has_lower_d` (given
     /// the start order and the input order) prefers, ties to the input; with the report of the
     /// check.
     ///
@@ -149,7 +154,7 @@ impl Priced {
         let path_wins = path.is_some();
         let tied = self
             .start
-            .is_some_and(|s| tied(s.cycles, self.input.cycles));
+            .is_some_and(|s| self.tied(s.cycles, self.input.cycles));
         let (kept, perm) = match (start.zip(self.start), path) {
             (_, Some(path)) => (Kept::Path, path),
             (Some((order, _)), None) if tied && start_has_lower_d(&order, &self.input_order)? => {
@@ -174,11 +179,12 @@ impl Priced {
         };
         Ok((perm, check))
     }
-}
 
-/// Whether the model prices `a` and `b` within [`MODEL_TIE_PERCENT`] of each other.
-fn tied(a: u64, b: u64) -> bool {
-    a.abs_diff(b) as u128 * 100 <= a.max(b) as u128 * MODEL_TIE_PERCENT as u128
+    /// Whether the model prices `a` and `b` within [`Tuning::model_tie_percent`] of each other.
+    fn tied(&self, a: u64, b: u64) -> bool {
+        let tie = self.tuning.model_tie_percent as u128;
+        a.abs_diff(b) as u128 * 100 <= a.max(b) as u128 * tie
+    }
 }
 
 #[cfg(test)]
@@ -200,6 +206,7 @@ mod tests {
             draft: Some(cost(path)),
             draft_abandoned: false,
             refined: None,
+            tuning: Tuning::default(),
         };
         let rcm = Permutation::from_new_to_old(vec![2, 1, 0]).unwrap();
         let path = Permutation::from_new_to_old(vec![1, 0, 2]).unwrap();

@@ -12,7 +12,6 @@ use crate::pipeline::Stage;
 use crate::report::{CacheCheck, Kept, Side, SideReport, TspReport};
 use crate::side::SideWork;
 use crate::start::{row_lengths, rows_in_order};
-use crate::tuning::DRAFT_CHECKPOINT_DIVISOR;
 use crate::{ReorderError, Reorderer, SamplerChoice, StartOrder, WindowSpec};
 use spmv_reorder_locality::{ModelledCost, Parallelism, WindowGraph};
 use spmv_reorder_sparse::Permutation;
@@ -118,7 +117,7 @@ impl SideWork<'_> {
             !priced.hopeless(cost)
         };
         let checkpoint = Checkpoint {
-            pops: self.windows.len().div_ceil(DRAFT_CHECKPOINT_DIVISOR) as u64,
+            pops: (self.windows.len()).div_ceil(self.config.tuning.draft_checkpoint_divisor) as u64,
             go_on: &mut look,
         };
         let draft = search.solve(&draft_opts, Some(checkpoint), Duration::ZERO, progress)?;

@@ -48,6 +48,14 @@ pub enum Stage {
     Measuring,
 }
 
+/// Reorders `a` with the defaults: `reorder(&a)` is `Reorderer::new().run(&a)`.
+///
+/// # Errors
+/// As [`Reorderer::run_with_progress`].
+pub fn reorder<T: Value>(a: &CsrMatrix<T>) -> Result<Reordering, ReorderError> {
+    Reorderer::new().run(a)
+}
+
 impl Reorderer {
     /// Reorders `a`: see [`Self::run_with_progress`].
     ///
@@ -261,8 +269,8 @@ impl Reordering {
 mod tests {
     use super::*;
     use crate::testutil::{path_cost, quick, sorted_in_blocks};
-    use crate::tuning::{DEFAULT_RUN_BLOCK, SORT_ALL_MAX_COLUMNS};
     use crate::windows::windows_for;
+    use crate::Tuning;
     use crate::{Method, RunBlocks, StartOrder, WindowSpec};
     use proptest::prelude::*;
     use spmv_reorder_gen::{poisson2d, shuffle_symmetric};
@@ -271,6 +279,7 @@ mod tests {
 
     #[test]
     fn length_runs_follow_the_ordering() {
+        let run_block = Tuning::default().run_block;
         // A shuffled geometric graph: rows of many lengths.
         let (a, _) = shuffle_symmetric(
             &spmv_reorder_gen::random_geometric(3000, 8.0, 5).unwrap(),
@@ -283,13 +292,13 @@ mod tests {
         let plain = quick().run(&a).unwrap();
         // The defaults' runs, on the same settings otherwise: this matrix has few enough
         // columns for all its rows to be sorted together.
-        assert!(a.ncols() <= SORT_ALL_MAX_COLUMNS);
+        assert!(a.ncols() <= Tuning::default().sort_all_max_columns);
         let runs = quick().length_runs(None).run(&a).unwrap();
         let made = runs.report.length_runs.unwrap();
         assert_eq!(made.block, a.nrows());
         assert_eq!(made.d_without, plain.report.d_after);
         assert_eq!(plain.report.length_runs, None);
-        assert!(!sorted_in_blocks(&lengths(&plain.rows), DEFAULT_RUN_BLOCK));
+        assert!(!sorted_in_blocks(&lengths(&plain.rows), run_block));
         assert!(sorted_in_blocks(&lengths(&runs.rows), a.nrows()));
         assert_eq!(
             runs.rows,
@@ -298,11 +307,11 @@ mod tests {
         );
         // Blocks when asked for.
         let blocks = quick()
-            .length_runs(Some(RunBlocks::Fixed(DEFAULT_RUN_BLOCK)))
+            .length_runs(Some(RunBlocks::Fixed(run_block)))
             .run(&a)
             .unwrap();
-        assert_eq!(blocks.report.length_runs.unwrap().block, DEFAULT_RUN_BLOCK);
-        assert!(sorted_in_blocks(&lengths(&blocks.rows), DEFAULT_RUN_BLOCK));
+        assert_eq!(blocks.report.length_runs.unwrap().block, run_block);
+        assert!(sorted_in_blocks(&lengths(&blocks.rows), run_block));
         assert!(!sorted_in_blocks(&lengths(&blocks.rows), a.nrows()));
         assert_eq!(runs.cols, runs.rows);
         assert_eq!(
@@ -528,7 +537,7 @@ mod tests {
             if let (Some(cost), Some(bound)) = (r.report.tsp_cost, r.report.tsp_lower_bound) {
                 prop_assert!(bound <= cost, "bound {} above cost {}", bound, cost);
             }
-            let block = runs.and_then(|r| r.block(a.nrows(), a.ncols()));
+            let block = runs.and_then(|r| r.block(a.nrows(), a.ncols(), &Tuning::default()));
             if let (Some(block), false) = (block, mode == Some(PermuteMode::Cols)) {
                 let lengths: Vec<usize> = (0..b.nrows()).map(|i| b.row_nnz(i)).collect();
                 prop_assert!(sorted_in_blocks(&lengths, block), "{:?}", lengths);

@@ -1,13 +1,13 @@
 //! [`Reorderer`]: the choices of a reordering, set one by one from the defaults the plain command
-//! line uses. [`crate::pipeline`] runs them.
+//! line uses. [`crate::pipeline`] runs them. Each default is explained in `docs/tuning.md`.
 
-use crate::tuning::DEFAULT_LENGTH_CHANGE_COST;
+use crate::tuning::{Tuning, DEFAULT_LENGTH_CHANGE_COST};
 use crate::{Method, PermuteMode, RunBlocks, SamplerChoice, StartOrder, WindowSpec};
 use spmv_reorder_locality::{CacheModel, GraphOptions};
 use std::time::Duration;
 
 /// The configuration of a reordering. `Reorderer::new()` gives the defaults the plain command line
-/// uses; each setter returns the changed configuration.
+/// uses; each setter returns the changed configuration, and [`Reorderer::run`] reorders a matrix.
 #[derive(Debug, Clone)]
 pub struct Reorderer {
     pub(crate) method: Method,
@@ -24,6 +24,7 @@ pub struct Reorderer {
     pub(crate) cache_check: Option<CacheModel>,
     pub(crate) length_runs: Option<RunBlocks>,
     pub(crate) length_change_cost: u32,
+    pub(crate) tuning: Tuning,
 }
 
 impl Default for Reorderer {
@@ -33,8 +34,9 @@ impl Default for Reorderer {
 }
 
 impl Reorderer {
-    /// The defaults: TSP over single-row windows with full information, symmetric permutation for
-    /// square matrices (rows only otherwise), 8 candidates per window, seed 0.
+    /// The defaults: the TSP method over one-row windows with full information, its path started
+    /// from RCM's order and checked by the cache model, a symmetric permutation for square
+    /// matrices (rows only otherwise), seed 0.
     pub fn new() -> Self {
         Self {
             method: Method::Tsp,
@@ -51,117 +53,115 @@ impl Reorderer {
             cache_check: Some(CacheModel::default()),
             length_runs: None,
             length_change_cost: DEFAULT_LENGTH_CHANGE_COST,
+            tuning: Tuning::default(),
         }
     }
-    /// The ordering method.
+
+    /// The ordering method (default: [`Method::Tsp`]).
     pub fn method(mut self, method: Method) -> Self {
         self.method = method;
         self
     }
-    /// Where the nonzeros the ordering sees come from.
+
+    /// Where the nonzeros the ordering sees come from (default: all of them).
     pub fn sampler(mut self, sampler: SamplerChoice) -> Self {
         self.sampler = sampler;
         self
     }
-    /// How rows are grouped into windows (TSP method).
+
+    /// How rows are grouped into windows for the TSP method (default: one row per window).
     pub fn windows(mut self, window: WindowSpec) -> Self {
         self.window = window;
         self
     }
-    /// Which sides to permute (`None`: symmetric for square matrices, rows otherwise).
+
+    /// Which sides to permute (default `None`: symmetric for square matrices, rows otherwise).
     pub fn permute(mut self, mode: Option<PermuteMode>) -> Self {
         self.permute = mode;
         self
     }
-    /// Seed of every random choice.
+
+    /// Seed of every random choice (default 0).
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = seed;
         self
     }
+
     /// Threads (`None`: all cores).
     pub fn threads(mut self, threads: Option<usize>) -> Self {
         self.threads = threads;
         self
     }
-    /// Wall-clock budget of the TSP solve (per side).
+
+    /// Wall-clock budget of the TSP solve, per side (default `None`: no limit).
     pub fn time_limit(mut self, limit: Option<Duration>) -> Self {
         self.time_limit = limit;
         self
     }
-    /// Candidate neighbours per window in the window graph.
+
+    /// Candidate neighbours per window in the window graph (default 8).
     pub fn neighbours(mut self, k: usize) -> Self {
         self.neighbours = k;
         self
     }
-    /// Windows a column may be shared by before the window graph bounds it (each of its windows
-    /// then pairs only with the `limit` nearest; see [`GraphOptions::hub_limit`]).
+
+    /// Windows a column may be shared by before the window graph bounds it: each of its windows
+    /// then pairs only with the `limit` nearest (default 256; see [`GraphOptions::hub_limit`]).
     pub fn hub_limit(mut self, limit: usize) -> Self {
         self.hub_limit = limit;
         self
     }
-    /// Kicks of Chained Lin-Kernighan after the local search (`None`: one per window). The
-    /// default is `Some(0)`, Lin-Kernighan's local search alone: on the 30 bundled matrices,
-    /// shuffled, one kick per window lowered `D` by 2.2% in geometric mean for about 10x the median
-    /// reordering time, with no SpMV gain above the timing noise (docs/RESULTS.md). With the cache
-    /// check on, kicks (like Lin-Kernighan) run only on a path that may pass it.
+
+    /// Chained Lin-Kernighan kicks after the local search (default `Some(0)`: none, as they cost
+    /// about ten times the reordering time for little gain; `None`: one per window).
     pub fn max_kicks(mut self, kicks: Option<u64>) -> Self {
         self.max_kicks = kicks;
         self
     }
 
-    /// Where the TSP path starts (`None`: the default, see [`Self::start_order`]).
+    /// Where the TSP path starts (default `None`: [`StartOrder::Rcm`], see
+    /// [`Self::start_order`]).
     pub fn start(mut self, start: Option<StartOrder>) -> Self {
         self.start = start;
         self
     }
 
-    /// The start order this configuration uses: the one set, else [`StartOrder::Rcm`], which
-    /// measured best (docs/RESULTS.md: with full information it was as fast as a greedy start on
-    /// the bundled matrices and faster on grids whose `x` exceeds L2; on a 2% sample it is the
-    /// only start that does not leave a shuffled matrix shuffled).
+    /// The start order this configuration uses: the one set, else [`StartOrder::Rcm`], since a
+    /// path built from pair distances alone loses the reuse of `x` across many rows that a
+    /// bandwidth-reducing order gives.
     pub fn start_order(&self) -> StartOrder {
         self.start.unwrap_or(StartOrder::Rcm)
     }
 
-    /// The cache check of the TSP method (default: [`CacheModel::default`], a 32 KiB 8-way L1
-    /// and a 1 MiB 16-way L2): the cost of SpMV's `x` reads, with the matrix streams in the same
-    /// caches, is modelled for the input order, the RCM start order and the path. The path is
-    /// returned when it costs at least [`crate::PATH_MARGIN_PERCENT`] percent less than both others, else
-    /// the cheaper of those two, or the one with the lower `D` when they are priced within
-    /// [`crate::MODEL_TIE_PERCENT`] (ties to the input). `D` rewards only columns shared by consecutive
-    /// rows; the check guards the reuse across many rows that RCM or the input may have and the
-    /// path lost, and the margin what the model cannot see (hardware prefetching). The input and
-    /// start orders are priced first, and when not even an order at the model's floor
-    /// ([`CacheModel::floor`]) would pass, no window graph and no path are computed; nor is a path
-    /// when the start order is within [`crate::START_NEAR_BOUND_PERCENT`] of the window graph's lower
-    /// bound. Otherwise the path is priced as the 2-opt + Or-opt descent leaves it, and refined
-    /// (Lin-Kernighan, kicks) only if it may pass: see [`crate::REFINE_HEADROOM_PERCENT`]. `None` always
-    /// returns the path, refined.
+    /// The cache check of the TSP method (default: [`CacheModel::default`]; `None` returns the
+    /// path as found). The model prices SpMV's `x` reads in the input order, the start order and
+    /// the path, and the path is returned only when priced well below both; otherwise the
+    /// cheaper of the two ([`Tuning`] holds the margins).
     pub fn cache_check(mut self, model: Option<CacheModel>) -> Self {
         self.cache_check = model;
         self
     }
 
     /// After ordering, sort the rows of every block of consecutive positions by their number of
-    /// nonzeros ([`RunBlocks`]). `None` is the default: [`RunBlocks::Auto`] for `tsp` over
-    /// one-row windows with the cache check; off for the peers, whose orders stay as their
-    /// authors define them, for windows of several rows, whose rows keep their order, and
-    /// without the check, which returns the path as found. Runs of equal lengths let the branch
-    /// that ends each row's loop in a CSR product be predicted; see [`crate::length_runs`]. The
-    /// columns follow the rows under a symmetric permutation; under `both` they keep their own
-    /// order.
+    /// nonzeros, so that the branch ending each row's loop is predicted (default `None`:
+    /// [`RunBlocks::Auto`] for `tsp` over one-row windows with the cache check, off otherwise).
+    /// Under a symmetric permutation the columns follow the rows.
     pub fn length_runs(mut self, runs: Option<RunBlocks>) -> Self {
         self.length_runs = runs;
         self
     }
 
-    /// What the TSP path pays, on top of `d(g, h)`, for each pair of consecutive rows of different
-    /// lengths (one-row windows on the row side only; 0: the path minimises `D` alone, as the
-    /// thesis's). A CSR product mispredicts where a row's length differs from the last one's, at
-    /// about the cost of the `x` miss a changed column may bring; see
-    /// [`DEFAULT_LENGTH_CHANGE_COST`].
+    /// What the TSP path pays, on top of `d(g, h)`, for each pair of consecutive rows of
+    /// different lengths, in changed columns (default [`DEFAULT_LENGTH_CHANGE_COST`]; 0: the path
+    /// minimises `D` alone). Charged for one-row windows on the row side only.
     pub fn length_change_cost(mut self, cost: u32) -> Self {
         self.length_change_cost = cost;
+        self
+    }
+
+    /// The constants of the cache check and the length runs (default: [`Tuning::default`]).
+    pub fn tuning(mut self, tuning: Tuning) -> Self {
+        self.tuning = tuning;
         self
     }
 
@@ -178,6 +178,6 @@ impl Reorderer {
                 RunBlocks::Off
             },
         );
-        runs.block(nrows, ncols)
+        runs.block(nrows, ncols, &self.tuning)
     }
 }

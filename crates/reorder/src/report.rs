@@ -1,6 +1,6 @@
 //! [`ReorderReport`]: what a reordering did and measured, serialised as `--report FILE.json`.
 
-use crate::{Method, PermuteMode, SamplerChoice, StartOrder, WindowSpec};
+use crate::{Method, PermuteMode, SamplerChoice, StartOrder, Tuning, WindowSpec};
 use spmv_reorder_locality::ModelledCost;
 use spmv_reorder_sampling::Coverage;
 use spmv_reorder_tsp::PathSolution;
@@ -79,12 +79,9 @@ pub struct SideReport {
     pub cache_check: Option<CacheCheck>,
 }
 
-/// The TSP side's cache check: the modelled cost of SpMV's `x` reads
-/// ([`spmv_reorder_locality::CacheModel`]: L1 and L2 misses with the matrix streams, priced in
-/// cycles; full pattern) in the input order, the start order and the path's order. The path is
-/// returned when it costs at least [`crate::PATH_MARGIN_PERCENT`] percent less than both others,
-/// else the cheaper of those two, or the one with the lower `D` when they are tied (within
-/// [`crate::MODEL_TIE_PERCENT`]).
+/// The TSP side's cache check ([`crate::Reorderer::cache_check`]): the modelled cost of SpMV's
+/// `x` reads ([`spmv_reorder_locality::CacheModel`]) in the input order, the start order and the
+/// path's order, and the order returned.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct CacheCheck {
     /// The order as read.
@@ -94,9 +91,8 @@ pub struct CacheCheck {
     /// What no order can cost less than ([`spmv_reorder_locality::CacheModel::floor`]: every
     /// line of `x` read missed once by both levels).
     pub floor: ModelledCost,
-    /// Set when the window graph was built but no path computed, because the order the path
-    /// would start from was within [`crate::START_NEAR_BOUND_PERCENT`] of the graph's lower
-    /// bound.
+    /// Set when the window graph was built but no path computed: the start order was within
+    /// [`Tuning::start_near_bound_percent`] of the graph's lower bound.
     pub start_near_bound: Option<StartNearBound>,
     /// The path's order; `None` when no path was computed: not even an order at the floor would
     /// have passed the check against the input and start orders, or `start_near_bound`.
@@ -104,16 +100,15 @@ pub struct CacheCheck {
     /// The path after the 2-opt + Or-opt descent, before any refinement (`None` as `path`); at
     /// the descent's checkpoint when `draft_abandoned`.
     pub draft: Option<ModelledCost>,
-    /// Whether the descent was set aside at its checkpoint, its path already priced
-    /// [`crate::DRAFT_ABANDON_PERCENT`] percent of the cheaper other order or more.
+    /// Whether the descent was set aside at its checkpoint, its path priced at least
+    /// [`Tuning::draft_abandon_percent`] of the cheaper other order.
     pub draft_abandoned: bool,
-    /// Whether the path was refined (Lin-Kernighan, kicks) after the 2-opt + Or-opt descent:
-    /// only when the draft, priced [`crate::REFINE_HEADROOM_PERCENT`] percent lower, would have
-    /// passed the check. When not, `path` is `draft` and the TSP figures are the draft's.
+    /// Whether the path was refined (Lin-Kernighan, kicks) after the 2-opt + Or-opt descent: only
+    /// when the draft, priced [`Tuning::refine_headroom_percent`] lower, would have passed the
+    /// check. When not, `path` is `draft` and the TSP figures are the draft's.
     pub refined: bool,
-    /// Whether the model priced the input and start orders within
-    /// [`crate::MODEL_TIE_PERCENT`] of each other (and the path did not pass), so that the one
-    /// with the lower `D` was returned.
+    /// Whether the model priced the input and start orders within [`Tuning::model_tie_percent`]
+    /// of each other (and the path did not pass), so that the one with the lower `D` was returned.
     pub tied: bool,
     /// The order returned.
     pub kept: Kept,
@@ -168,10 +163,10 @@ impl StartNearBound {
         }
     }
 
-    /// Whether the start's cost is within [`crate::START_NEAR_BOUND_PERCENT`] of the bound.
-    pub fn holds(&self) -> bool {
-        self.start_cost as u128 * 100
-            <= self.lower_bound as u128 * (100 + crate::START_NEAR_BOUND_PERCENT) as u128
+    /// Whether the start's cost is within [`Tuning::start_near_bound_percent`] of the bound.
+    pub fn holds(&self, tuning: &Tuning) -> bool {
+        let near = (100 + tuning.start_near_bound_percent) as u128;
+        self.start_cost as u128 * 100 <= self.lower_bound as u128 * near
     }
 }
 

@@ -133,9 +133,10 @@ impl SideWork<'_> {
             .cache_check
             .as_ref()
             .map(|model| Pricing::new(model, self.structure, self.symmetric));
+        let tuning = self.config.tuning;
         let mut priced = pricing
             .as_ref()
-            .map(|p| p.price_others(start.first.as_ref()));
+            .map(|p| p.price_others(start.first.as_ref(), tuning));
         if let Some(priced) = priced.take_if(|priced| !priced.path_can_pass()) {
             return self.without_path(priced, start.first, None);
         }
@@ -146,7 +147,7 @@ impl SideWork<'_> {
         let graph_seconds = self.clock.elapsed().as_secs_f64();
         if priced.is_some() {
             let near = StartNearBound::of(&graph);
-            if let Some(priced) = priced.take_if(|_| near.holds()) {
+            if let Some(priced) = priced.take_if(|_| near.holds(&tuning)) {
                 let built = GraphBuilt {
                     near,
                     seconds: graph_seconds,
@@ -222,7 +223,7 @@ impl SideWork<'_> {
 #[cfg(test)]
 mod tests {
     use crate::testutil::{path_cost, quick};
-    use crate::tuning::{DRAFT_ABANDON_PERCENT, PATH_MARGIN_PERCENT, REFINE_HEADROOM_PERCENT};
+    use crate::Tuning;
     use crate::{Kept, SideReport, StartOrder};
     use spmv_reorder_gen::{poisson2d, poisson3d, shuffle_symmetric};
     use spmv_reorder_locality::{total_distance, CacheModel, Parallelism};
@@ -231,6 +232,7 @@ mod tests {
 
     #[test]
     fn cache_check_returns_the_order_whose_modelled_misses_cost_least() {
+        let t = Tuning::default();
         // x of a 120 x 120 grid (115 KB) does not fit the modelled 32 KiB L1.
         let (a, _) = shuffle_symmetric(&poisson2d(120, 120).unwrap(), 3).unwrap();
         let model = CacheModel::default();
@@ -245,10 +247,10 @@ mod tests {
         assert_eq!(c.floor, model.floor(&a));
         assert!(c.floor.cycles <= others);
         // The path is computed exactly when an order at the floor could pass.
-        let floor_passes = c.floor.cycles * 100 <= others * (100 - PATH_MARGIN_PERCENT);
+        let floor_passes = c.floor.cycles * 100 <= others * (100 - t.path_margin_percent);
         assert_eq!(c.path.is_some(), floor_passes, "{c:?}");
         let path = c.path.map(|p| p.cycles);
-        let path_wins = path.is_some_and(|p| p * 100 <= others * (100 - PATH_MARGIN_PERCENT));
+        let path_wins = path.is_some_and(|p| p * 100 <= others * (100 - t.path_margin_percent));
         assert_eq!(got, if path_wins { path.unwrap() } else { others });
         let want = if path_wins {
             Kept::Path
@@ -303,6 +305,7 @@ mod tests {
     /// Whether the check refined its draft exactly when the draft, priced the headroom lower,
     /// would have passed it, and reported the draft's figures when it did not.
     fn assert_refined_by_the_rule(side: &SideReport) {
+        let t = Tuning::default();
         let c = side.cache_check.as_ref().expect("checked");
         let others = c
             .start
@@ -310,8 +313,12 @@ mod tests {
         let Some(draft) = c.draft else {
             // Not even an order at the floor would have passed, or the start order was near the
             // bound: no path at all.
-            let floor_fails = c.floor.cycles * 100 > others * (100 - PATH_MARGIN_PERCENT);
-            assert!(floor_fails || c.start_near_bound.is_some_and(|n| n.holds()));
+            let floor_fails = c.floor.cycles * 100 > others * (100 - t.path_margin_percent);
+            assert!(
+                floor_fails
+                    || c.start_near_bound
+                        .is_some_and(|n| n.holds(&Tuning::default()))
+            );
             assert!(!c.refined && c.path.is_none() && side.tsp.is_none());
             return;
         };
@@ -319,12 +326,12 @@ mod tests {
         // A draft set aside at its checkpoint was priced far behind there.
         if c.draft_abandoned {
             assert!(
-                draft.cycles * 100 >= others * DRAFT_ABANDON_PERCENT,
+                draft.cycles * 100 >= others * t.draft_abandon_percent,
                 "{c:?}"
             );
         }
-        let may_pass =
-            draft.cycles * (100 - REFINE_HEADROOM_PERCENT) < others * (100 - PATH_MARGIN_PERCENT);
+        let may_pass = draft.cycles * (100 - t.refine_headroom_percent)
+            < others * (100 - t.path_margin_percent);
         assert_eq!(c.refined, may_pass, "{c:?}");
         let tsp = side.tsp.as_ref().unwrap();
         if !c.refined {
@@ -346,7 +353,7 @@ mod tests {
         let c = side.cache_check.as_ref().unwrap();
         let near = c.start_near_bound.unwrap_or_else(|| panic!("{c:?}"));
         assert!(
-            near.holds() && near.lower_bound <= near.start_cost,
+            near.holds(&Tuning::default()) && near.lower_bound <= near.start_cost,
             "{near:?}"
         );
         assert!(

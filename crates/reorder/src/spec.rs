@@ -2,7 +2,7 @@
 //! [`WindowSpec`] (`1`, `N`, `var`, `latency[:avg|CYCLES][,zeros]`), [`Method`], [`StartOrder`],
 //! [`PermuteMode`] and [`RunBlocks`] (`0`, `B`, `auto`).
 
-use crate::ReorderError;
+use crate::{ReorderError, Tuning};
 use std::fmt;
 use std::str::FromStr;
 
@@ -203,20 +203,20 @@ pub enum RunBlocks {
     Off,
     /// Blocks of this many consecutive rows (0 and 1 mean off).
     Fixed(usize),
-    /// All rows when the matrix has at most [`crate::SORT_ALL_MAX_COLUMNS`] columns, so that `x`
-    /// (in `f64`) stays in any current core's L2 whatever the order; else blocks of
-    /// [`crate::DEFAULT_RUN_BLOCK`], which keep the `x` locality the ordering made.
+    /// All rows when the matrix has at most [`Tuning::sort_all_max_columns`] columns, so that
+    /// `x` (in `f64`) stays in any current core's L2 whatever the order; else blocks of
+    /// [`Tuning::run_block`], which keep the `x` locality the ordering made.
     Auto,
 }
 
 impl RunBlocks {
     /// The rows per block for a matrix of `nrows` x `ncols`, `None` when off.
-    pub fn block(self, nrows: usize, ncols: usize) -> Option<usize> {
+    pub fn block(self, nrows: usize, ncols: usize, tuning: &Tuning) -> Option<usize> {
         match self {
             RunBlocks::Off => None,
             RunBlocks::Fixed(block) => (block > 1).then_some(block),
-            RunBlocks::Auto if ncols <= crate::SORT_ALL_MAX_COLUMNS => Some(nrows.max(2)),
-            RunBlocks::Auto => Some(crate::DEFAULT_RUN_BLOCK),
+            RunBlocks::Auto if ncols <= tuning.sort_all_max_columns => Some(nrows.max(2)),
+            RunBlocks::Auto => Some(tuning.run_block),
         }
     }
 }
@@ -377,15 +377,16 @@ mod tests {
             assert!(matches!(e, ReorderError::InvalidSpec { .. }), "{bad}: {e}");
         }
         // `auto` sorts all rows up to the column limit, blocks beyond it.
-        let limit = crate::SORT_ALL_MAX_COLUMNS;
-        assert_eq!(RunBlocks::Auto.block(500, limit), Some(500));
-        assert_eq!(RunBlocks::Auto.block(1, 1), Some(2));
+        let tuning = Tuning::default();
+        let limit = tuning.sort_all_max_columns;
+        assert_eq!(RunBlocks::Auto.block(500, limit, &tuning), Some(500));
+        assert_eq!(RunBlocks::Auto.block(1, 1, &tuning), Some(2));
         assert_eq!(
-            RunBlocks::Auto.block(limit + 1, limit + 1),
-            Some(crate::DEFAULT_RUN_BLOCK)
+            RunBlocks::Auto.block(limit + 1, limit + 1, &tuning),
+            Some(tuning.run_block)
         );
-        assert_eq!(RunBlocks::Fixed(8).block(500, limit + 1), Some(8));
-        assert_eq!(RunBlocks::Off.block(500, 500), None);
-        assert_eq!(RunBlocks::Fixed(1).block(500, 500), None);
+        assert_eq!(RunBlocks::Fixed(8).block(500, limit + 1, &tuning), Some(8));
+        assert_eq!(RunBlocks::Off.block(500, 500, &tuning), None);
+        assert_eq!(RunBlocks::Fixed(1).block(500, 500, &tuning), None);
     }
 }
