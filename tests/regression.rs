@@ -35,7 +35,7 @@ proptest! {
         check in any::<bool>(),
     ) {
         let model = check.then(CacheModel::default);
-        let r = Reorderer::new().method(method).permute(mode).threads(Some(2)).max_kicks(Some(50))
+        let r = Reorderer::new().method(method).permute(mode).max_kicks(Some(50))
             .cache_check(model).run(&a).unwrap();
         let b = r.apply(&a).unwrap();
         let mut bytes = Vec::new();

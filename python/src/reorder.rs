@@ -70,11 +70,23 @@ impl Options {
         self.numbers(r)
     }
 
+    /// The thread pool of `threads`, `None` for the global pool (all cores): the library runs on
+    /// the pool it is called from.
+    ///
+    /// # Errors
+    /// `RuntimeError` when the threads cannot be started.
+    fn pool(&self) -> PyResult<Option<rayon::ThreadPool>> {
+        let Some(n) = self.threads else {
+            return Ok(None);
+        };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(n).build();
+        pool.map(Some).map_err(|e| {
+            pyo3::exceptions::PyRuntimeError::new_err(format!("cannot start {n} threads: {e}"))
+        })
+    }
+
     /// The numeric and switch options on `r`.
     fn numbers(&self, mut r: Reorderer) -> PyResult<Reorderer> {
-        if self.threads.is_some() {
-            r = r.threads(self.threads);
-        }
         if let Some(k) = self.neighbours {
             r = r.neighbours(k);
         }
@@ -110,11 +122,16 @@ pub(crate) fn reorder<'py>(
     options: Options,
 ) -> PyResult<Reordered<'py>> {
     let reorderer = options.reorderer()?;
+    let pool = options.pool()?;
     let slices = csr.slices()?;
     let job = |stop: &Stop| -> Result<Result<Reordering, _>, String> {
         let pattern = slices.to_pattern()?;
         stop.check();
-        Ok(reorderer.run_with_progress(&pattern, &mut |_| stop.check()))
+        let run = || reorderer.run_with_progress(&pattern, &mut |_| stop.check());
+        Ok(match &pool {
+            Some(pool) => pool.install(run),
+            None => run(),
+        })
     };
     let reordering = interrupt::run(py, job)?
         .map_err(invalid)?

@@ -51,6 +51,22 @@ enum Command {
     TraceKernel(trace_kernel::TraceKernelArgs),
 }
 
+/// Runs `job` on a pool of `threads` threads, or on the global pool (all cores) for `None`. The
+/// libraries run on the pool they are called from: the binary is the one place that starts one.
+pub(crate) fn on_threads<R: Send>(
+    threads: Option<usize>,
+    job: impl FnOnce() -> R + Send,
+) -> anyhow::Result<R> {
+    let Some(n) = threads else {
+        return Ok(job());
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .map_err(|e| anyhow::anyhow!("cannot start {n} threads: {e}"))?;
+    Ok(pool.install(job))
+}
+
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {

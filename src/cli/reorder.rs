@@ -131,8 +131,10 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
     let t = Instant::now();
     let file = read_input(&input, args.threads, &progress)?;
     let read_seconds = t.elapsed().as_secs_f64();
-    let reordering = reorder(&reorderer, &file.matrix, &progress)
-        .with_context(|| format!("reordering {}", input.display()))?;
+    let reordering = super::on_threads(args.threads, || {
+        reorder(&reorderer, &file.matrix, &progress)
+    })?
+    .with_context(|| format!("reordering {}", input.display()))?;
     let cols_file = columns_permutation_file(&args, &reordering);
     if let Some(cols) = &cols_file {
         plan.output("--perm-out (columns)", cols)?;
@@ -279,7 +281,6 @@ fn reorderer(args: &ReorderArgs) -> anyhow::Result<Reorderer> {
         .windows(args.window)
         .permute(args.permute)
         .seed(args.seed)
-        .threads(args.threads)
         .time_limit(time_limit)
         .neighbours(args.neighbours)
         .hub_limit(args.hub_limit)

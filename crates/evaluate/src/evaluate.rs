@@ -471,18 +471,12 @@ mod tests {
         let kicked = Candidate::parse("tsp kicks=50 check=off", &base).unwrap();
         assert_eq!(kicked.label, "tsp kicks=50 check=off");
         let a = poisson2d(12, 12).unwrap();
-        let tsp = kicked.reorderer.threads(Some(1)).run(&a).unwrap();
+        let tsp = kicked.reorderer.run(&a).unwrap();
         assert_eq!(tsp.report.rows.unwrap().tsp.unwrap().kicks, 50);
         let per_window = Candidate::parse("tsp kicks=n check=off", &base)
             .unwrap()
             .reorderer;
-        let side = per_window
-            .threads(Some(1))
-            .run(&a)
-            .unwrap()
-            .report
-            .rows
-            .unwrap();
+        let side = per_window.run(&a).unwrap().report.rows.unwrap();
         assert_eq!(side.tsp.unwrap().kicks, side.windows as u64);
         for bad in [
             "",

@@ -332,7 +332,7 @@ mod tests {
         let (a, _) = shuffle_symmetric(&poisson2d(20, 20).unwrap(), 5).unwrap();
         // Without the check, which refines (LK, kicks) only a path that may pass it.
         let kicks = |r: Reorderer| {
-            let r = r.threads(Some(1)).cache_check(None);
+            let r = r.cache_check(None);
             r.run(&a).unwrap().report.rows.unwrap()
         };
         let plain = kicks(Reorderer::new()).tsp.unwrap();

@@ -65,24 +65,12 @@ impl Reorderer {
         self.run_with_progress(a, &mut |_| {})
     }
 
-    /// Reorders `a`, reporting each stage to `progress`.
+    /// Reorders `a` on the current rayon pool, reporting each stage to `progress`.
     ///
     /// # Errors
     /// [`ReorderError::Incompatible`] for a symmetric permutation of a rectangular matrix or latency
     /// windows without latencies; the errors of the sampler, the locality model and the solver.
     pub fn run_with_progress<T: Value>(
-        &self,
-        a: &CsrMatrix<T>,
-        progress: &mut (dyn FnMut(&Stage) + Send),
-    ) -> Result<Reordering, ReorderError> {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(self.threads.unwrap_or(0))
-            .build()
-            .map_err(|e| ReorderError::Incompatible(format!("cannot start threads: {e}")))?;
-        pool.install(|| self.run_on_pool(a, progress))
-    }
-
-    fn run_on_pool<T: Value>(
         &self,
         a: &CsrMatrix<T>,
         progress: &mut (dyn FnMut(&Stage) + Send),
@@ -169,7 +157,7 @@ impl Reorderer {
         progress(&Stage::Sampling);
         let opts = SampleOptions {
             seed: self.seed,
-            threads: self.threads.unwrap_or_else(rayon::current_num_threads),
+            threads: rayon::current_num_threads(),
         };
         Ok(Some(sample(&a.to_real(), spec, &opts)?))
     }

@@ -8,6 +8,10 @@ use std::time::Duration;
 
 /// The configuration of a reordering. `Reorderer::new()` gives the defaults the plain command line
 /// uses; each setter returns the changed configuration, and [`Reorderer::run`] reorders a matrix.
+///
+/// The reordering runs on the current rayon thread pool (all cores unless the caller installs
+/// another): `pool.install(|| reorderer.run(&a))` chooses its threads. The sampled SpMV of the
+/// DAST samplers runs on as many threads as that pool has.
 #[derive(Debug, Clone)]
 pub struct Reorderer {
     pub(crate) method: Method,
@@ -15,7 +19,6 @@ pub struct Reorderer {
     pub(crate) window: WindowSpec,
     pub(crate) permute: Option<PermuteMode>,
     pub(crate) seed: u64,
-    pub(crate) threads: Option<usize>,
     pub(crate) time_limit: Option<Duration>,
     pub(crate) neighbours: usize,
     pub(crate) hub_limit: usize,
@@ -44,7 +47,6 @@ impl Reorderer {
             window: WindowSpec::Fixed(1),
             permute: None,
             seed: 0,
-            threads: None,
             time_limit: None,
             neighbours: 8,
             hub_limit: GraphOptions::default().hub_limit,
@@ -84,12 +86,6 @@ impl Reorderer {
     /// Seed of every random choice (default 0).
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = seed;
-        self
-    }
-
-    /// Threads (`None`: all cores).
-    pub fn threads(mut self, threads: Option<usize>) -> Self {
-        self.threads = threads;
         self
     }
 

@@ -8,7 +8,6 @@ use spmv_reorder_sparse::CsrMatrix;
 /// orders they chose; `length_runs_follow_the_ordering` tests the runs.
 pub(crate) fn quick() -> Reorderer {
     Reorderer::new()
-        .threads(Some(2))
         .max_kicks(Some(200))
         .length_runs(Some(RunBlocks::Off))
 }
