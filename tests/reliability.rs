@@ -346,3 +346,303 @@ fn every_subcommand_that_prints_exits_quietly_on_a_closed_pipe() {
         );
     }
 }
+
+/// Runs the binary in `dir` under an address-space cap of `mb` MiB (`prlimit --as`), with `stdin`
+/// as its standard input; returns (exit code, stderr).
+fn run_capped(args: &[&str], dir: &Path, mb: u64, stdin: Stdio) -> (Option<i32>, String) {
+    let out = Command::new("prlimit")
+        .arg(format!("--as={}", mb << 20))
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_spmv-reorder"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(stdin)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Asserts a clean failure: exit status 1 (no signal, no abort), a message with `needle`.
+fn assert_clean_failure((code, err): (Option<i32>, String), needle: &str, what: &str) {
+    assert_eq!(code, Some(1), "{what}: {err}");
+    assert!(err.contains(needle), "{what}: {err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("memory allocation of"),
+        "{what}: {err}"
+    );
+}
+
+#[test]
+fn tiny_files_declaring_huge_sizes_fail_cleanly_under_a_memory_cap() {
+    let dir = temp_dir();
+    let d = dir.path();
+    let header = "%%MatrixMarket matrix coordinate real general\n";
+    for (name, size, last) in [
+        ("rows26.mtx", "67108864 67108864 3", "67108864 3 1.0"),
+        ("rows29.mtx", "536870912 536870912 3", "536870912 3 1.0"),
+        ("cols31.mtx", "3 2147483648 3", "3 2147483648 1.0"),
+    ] {
+        let text = format!("{header}{size}\n1 1 1.0\n2 5 2.0\n{last}\n");
+        std::fs::write(d.join(name), text).unwrap();
+        for job in [
+            vec!["info", name],
+            vec![name, "-o", "out.mtx"],
+            vec!["sample", name, "--sampler", "random:0.5", "-o", "s.mtx"],
+        ] {
+            let result = run_capped(&job, d, 2048, Stdio::null());
+            let needle = if result.1.contains("cannot allocate") {
+                "cannot allocate"
+            } else {
+                "more than this process can allocate"
+            };
+            assert_clean_failure(result, needle, &format!("{job:?}"));
+        }
+    }
+    assert!(!d.join("out.mtx").exists() && !d.join("s.mtx").exists());
+}
+
+#[test]
+fn endless_lines_comments_and_gzip_bombs_fail_cleanly_under_a_memory_cap() {
+    let dir = temp_dir();
+    let d = dir.path();
+    assert_clean_failure(
+        run_capped(&["info", "/dev/zero"], d, 1024, Stdio::null()),
+        "/dev/zero:1: the line is longer than",
+        "/dev/zero",
+    );
+    // An endless stream of comment lines on stdin.
+    let (reader, mut writer) = std::io::pipe().unwrap();
+    let feeder = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = writer.write_all(b"%%MatrixMarket matrix coordinate real general\n");
+        let block = b"% a comment that never ends\n".repeat(4096);
+        while writer.write_all(&block).is_ok() {}
+    });
+    assert_clean_failure(
+        run_capped(&["info", "-"], d, 1024, Stdio::from(reader)),
+        "the header before the size line is longer than",
+        "endless comments",
+    );
+    feeder.join().unwrap();
+    // 200 MB of comments gzipped into a few hundred kilobytes.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    {
+        use std::io::Write;
+        gz.write_all(b"%%MatrixMarket matrix coordinate real general\n")
+            .unwrap();
+        let block = b"% padding padding padding padding padding padding\n".repeat(1 << 12);
+        for _ in 0..1000 {
+            gz.write_all(&block).unwrap();
+        }
+        gz.write_all(b"1 1 1\n1 1 1.0\n").unwrap();
+    }
+    std::fs::write(d.join("bomb.mtx.gz"), gz.finish().unwrap()).unwrap();
+    assert_clean_failure(
+        run_capped(&["info", "bomb.mtx.gz"], d, 1024, Stdio::null()),
+        "bomb.mtx.gz:",
+        "gzip bomb",
+    );
+}
+
+#[test]
+fn options_asking_for_too_much_memory_or_threads_are_refused() {
+    let dir = temp_dir();
+    let d = dir.path();
+    small_matrix(d, "in.mtx");
+    for (args, needle) in [
+        (
+            vec!["bench", "in.mtx", "--stream-mb", "999999"],
+            "three arrays needs about",
+        ),
+        (
+            vec!["stream", "--array-mb", "1000000"],
+            "three arrays needs about",
+        ),
+        (
+            vec!["gen", "rmat", "--scale", "31", "-o", "x.mtx"],
+            "generating",
+        ),
+        (
+            vec![
+                "sample",
+                "in.mtx",
+                "--sampler",
+                "dast-sim:threads=100000",
+                "-o",
+                "s.mtx",
+            ],
+            "from 1 to 1024 simulated threads",
+        ),
+        (
+            vec![
+                "sample",
+                "in.mtx",
+                "--sampler",
+                "dast-sim:l3=1000G",
+                "-o",
+                "s.mtx",
+            ],
+            "at most 1G",
+        ),
+    ] {
+        assert_clean_failure(
+            run_capped(&args, d, 2048, Stdio::null()),
+            needle,
+            &format!("{args:?}"),
+        );
+    }
+    // Out of range at parse time: exit 2, with the range in the message.
+    for (args, needle) in [
+        (vec!["in.mtx", "--time-limit", "1e300"], "at most 31536000"),
+        (
+            vec!["evaluate", ".", "--time-limit", "1e300"],
+            "at most 31536000",
+        ),
+        (vec!["in.mtx", "--threads", "100000"], "from 1 to"),
+        (
+            vec!["in.mtx", "--sampler", "dast-sim:threads=100000"],
+            "1024 simulated threads",
+        ),
+        (
+            vec!["in.mtx", "--sampler", "dast-perf:threads=100000"],
+            "no larger than the CPUs",
+        ),
+        (
+            vec![
+                "sample",
+                "in.mtx",
+                "--sampler",
+                "all",
+                "--threads",
+                "100000",
+                "-o",
+                "s",
+            ],
+            "1..=1024",
+        ),
+        (
+            vec![
+                "trace-kernel",
+                "in.mtx",
+                "--emit-layout",
+                "l",
+                "--threads",
+                "100000",
+            ],
+            "from 1 to",
+        ),
+        (vec!["bench", "in.mtx", "--threads", "100000"], "from 1 to"),
+        (vec!["stream", "--threads", "0"], "from 1 to"),
+        (
+            vec!["topology", "--pin", "scatter", "--threads", "100000"],
+            "from 1 to",
+        ),
+        (vec!["evaluate", ".", "--threads", "1,100000"], "from 1 to"),
+        (
+            vec!["bench", "in.mtx", "--stream-mb", "999999999"],
+            "0..=1000000",
+        ),
+        (vec!["stream", "--array-mb", "100000000"], "1..=1000000"),
+        (vec!["evaluate", ".", "--reps", "0"], "1..=1000"),
+    ] {
+        let (ok, _, err) = run(&args, d);
+        assert!(!ok && err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn wrong_values_are_errors_and_messages_are_escaped_and_said_once() {
+    let dir = temp_dir();
+    let d = dir.path();
+    small_matrix(d, "in.mtx");
+    std::fs::write(
+        d.join("skew.mtx"),
+        "%%MatrixMarket matrix coordinate integer skew-symmetric\n2 2 1\n2 1 -9223372036854775808\n",
+    )
+    .unwrap();
+    let (ok, _, err) = run(&["info", "skew.mtx"], d);
+    assert!(
+        !ok && err.contains("skew.mtx:3: ") && err.contains("64-bit integer"),
+        "{err}"
+    );
+    std::fs::write(
+        d.join("ctl.mtx"),
+        "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 \u{1b}]0;pwned\u{7}\u{1b}[2J\n",
+    )
+    .unwrap();
+    let (ok, _, err) = run(&["info", "ctl.mtx"], d);
+    assert!(!ok && err.contains("ctl.mtx:3: bad real value"), "{err}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+    assert!(err.contains("\\u{1b}]0;pwned\\u{7}"), "{err}");
+    let (ok, _, err) = run(&["info", "ctl.mtx", "--window", "\u{1b}[2J"], d);
+    assert!(!ok && !err.contains('\u{1b}'), "{err:?}");
+    // A missing file is said once.
+    for args in [
+        vec!["info", "missing.mtx"],
+        vec![
+            "sample",
+            "in.mtx",
+            "--sampler",
+            "trace:lackey=no.txt,layout=no.json",
+            "-o",
+            "s",
+        ],
+        vec!["evaluate", "no-such-folder"],
+    ] {
+        let (ok, _, err) = run(&args, d);
+        assert!(!ok, "{args:?}");
+        assert_eq!(
+            err.matches("No such file or directory").count(),
+            1,
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn evaluate_reports_a_bad_matrix_and_finishes_the_others() {
+    let dir = temp_dir();
+    let d = dir.path();
+    std::fs::create_dir(d.join("m")).unwrap();
+    small_matrix(&d.join("m"), "good.mtx");
+    std::fs::write(
+        d.join("m/bad.mtx"),
+        "%%MatrixMarket matrix coordinate real general\n2 2 1\n",
+    )
+    .unwrap();
+    let (ok, out, err) = run(
+        &[
+            "evaluate",
+            "m",
+            "--ordering",
+            "rcm",
+            "--threads",
+            "1",
+            "--reps",
+            "1",
+            "--markdown",
+            "r.md",
+        ],
+        d,
+    );
+    assert!(!ok, "a bad matrix fails the run");
+    assert!(
+        err.contains("bad.mtx:3") && err.contains("1 of 2 matrices"),
+        "{err}"
+    );
+    assert!(out.contains("good"), "{out}");
+    assert!(std::fs::read_to_string(d.join("r.md"))
+        .unwrap()
+        .contains("good"));
+    let (ok, _, err) = run(&["evaluate", "m", "--only", "nomatch"], d);
+    assert!(
+        !ok && err.contains("none of its 2 matrix files has `nomatch`"),
+        "{err}"
+    );
+}

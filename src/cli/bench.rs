@@ -48,6 +48,10 @@ pub struct BenchArgs {
 /// The validated configuration of a run (raw arguments → library settings).
 fn config(args: &BenchArgs) -> anyhow::Result<BenchConfig> {
     let team = args.team.resolve()?;
+    super::memory::reserve(
+        "the STREAM triad's three arrays",
+        3 * args.stream_mb as u64 * 1_000_000,
+    )?;
     let kernels = match args.kernel.as_str() {
         "all" => Kernel::ALL.to_vec(),
         k => vec![k.parse::<Kernel>()?],
@@ -71,6 +75,13 @@ fn config(args: &BenchArgs) -> anyhow::Result<BenchConfig> {
 fn read_matrix(path: &Path) -> anyhow::Result<CsrMatrix<f64>> {
     let m = spmv_reorder_mtx::read_path(path, &Default::default())
         .with_context(|| format!("reading {}", path.display()))?;
+    super::memory::reserve_for(
+        "benchmarking",
+        super::memory::KERNEL,
+        m.nrows(),
+        m.ncols(),
+        m.nnz(),
+    )?;
     Ok(m.matrix.to_real())
 }
 

@@ -1,6 +1,6 @@
 //! `spmv-reorder evaluate DIR`: every matrix of a folder through every ordering, one table.
 
-use super::{messages, values};
+use super::{memory, messages, values};
 use anyhow::{bail, Context};
 use spmv_reorder::evaluate::evaluate::{
     evaluate_matrix, markdown_table, matrix_files, summarize, Candidate, EvaluateOptions,
@@ -92,6 +92,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
         let evaluated = mtx::read_path(f, &ReadOptions::default())
             .map_err(anyhow::Error::from)
             .and_then(|m| {
+                memory::reserve_for("evaluating", memory::REORDER, m.nrows(), m.ncols(), m.nnz())?;
                 evaluate_matrix(&name, &m.matrix.to_real(), &opts)
                     .with_context(|| format!("evaluating {}", f.display()))
             });

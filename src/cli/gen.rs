@@ -102,6 +102,8 @@ enum Kind {
 pub fn run(args: GenArgs) -> anyhow::Result<()> {
     // Refuses a directory or a missing folder before generating.
     OutputPlan::new().output("-o", &args.output)?;
+    let (rows, nnz) = planned_size(&args.kind);
+    super::memory::reserve_for("generating", super::memory::GENERATE, rows, rows, nnz)?;
     let (matrix, symmetric) = generate(&args.kind)?;
     let matrix = match args.shuffle {
         Some(seed) => gen::shuffle_symmetric(&matrix, seed)?.0,
@@ -171,6 +173,27 @@ fn generate(kind: &Kind) -> anyhow::Result<(CsrMatrix<f64>, bool)> {
             (gen::rmat(&p)?, !directed)
         }
     })
+}
+
+/// Rows and nonzeros the generator is asked for (saturating; the generator checks the
+/// parameters themselves).
+fn planned_size(kind: &Kind) -> (usize, usize) {
+    let rows = match *kind {
+        Kind::Poisson2d { nx, ny } => nx.saturating_mul(ny.unwrap_or(nx)),
+        Kind::Poisson3d { nx, ny, nz } => nx
+            .saturating_mul(ny.unwrap_or(nx))
+            .saturating_mul(nz.unwrap_or(nx)),
+        Kind::Banded { n, .. } | Kind::Geometric { n, .. } => n,
+        Kind::Rmat { scale, .. } => 1usize.checked_shl(scale).unwrap_or(usize::MAX),
+    };
+    let nnz = match *kind {
+        Kind::Poisson2d { .. } => rows.saturating_mul(5),
+        Kind::Poisson3d { .. } => rows.saturating_mul(7),
+        Kind::Banded { nnz, .. } => nnz,
+        Kind::Geometric { degree, .. } => (rows as f64 * (degree.max(0.0) + 1.0)) as usize,
+        Kind::Rmat { edge_factor, .. } => rows.saturating_mul(edge_factor).saturating_mul(2),
+    };
+    (rows, nnz)
 }
 
 /// The arguments that reproduce the matrix, for the file's comment.

@@ -22,6 +22,7 @@ pub struct InfoArgs {
 /// Runs `spmv-reorder info`.
 pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     let m = read_path(&args.file, &ReadOptions::default())?;
+    super::memory::reserve_for("info", super::memory::INFO, m.nrows(), m.ncols(), m.nnz())?;
     let info =
         MatrixInfo::compute(&m, args.window).with_context(|| format!("{}", args.file.display()))?;
     let mut out = std::io::stdout().lock();

@@ -6,6 +6,7 @@ pub mod bench;
 pub mod evaluate;
 pub mod gen;
 pub mod info;
+pub mod memory;
 pub mod messages;
 pub mod progress;
 pub mod reorder;

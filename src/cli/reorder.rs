@@ -131,6 +131,13 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
     let t = Instant::now();
     let file = read_input(&input, args.threads, &progress)?;
     let read_seconds = t.elapsed().as_secs_f64();
+    super::memory::reserve_for(
+        "reordering",
+        super::memory::REORDER,
+        file.nrows(),
+        file.ncols(),
+        file.nnz(),
+    )?;
     let reordering = super::on_threads(args.threads, || {
         reorder(&reorderer, &file.matrix, &progress)
     })?

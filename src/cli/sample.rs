@@ -50,6 +50,13 @@ pub fn run(args: SampleArgs) -> anyhow::Result<()> {
     }
     let file = spmv_reorder_mtx::read_path(&args.file, &ReadOptions::default())
         .with_context(|| format!("reading {}", args.file.display()))?;
+    super::memory::reserve_for(
+        "sampling",
+        super::memory::KERNEL,
+        file.nrows(),
+        file.ncols(),
+        file.nnz(),
+    )?;
     let matrix = file.matrix.to_real();
     let opts = SampleOptions {
         seed: args.seed,

@@ -28,6 +28,10 @@ pub fn run(args: StreamArgs) -> anyhow::Result<()> {
         placement,
         threads,
     } = args.team.resolve()?;
+    super::memory::reserve(
+        "the STREAM triad's three arrays",
+        3 * args.array_mb as u64 * 1_000_000,
+    )?;
     let team = ThreadTeam::new(&topology, threads, &pinning)?;
     let config = StreamConfig {
         elements: args.array_mb * 1_000_000 / 8,

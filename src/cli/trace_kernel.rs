@@ -46,6 +46,13 @@ pub fn run(args: TraceKernelArgs) -> anyhow::Result<()> {
     };
     let file = spmv_reorder_mtx::read_path(&args.file, &read_opts)
         .with_context(|| format!("reading {}", args.file.display()))?;
+    super::memory::reserve_for(
+        "the traced kernel",
+        super::memory::KERNEL,
+        file.nrows(),
+        file.ncols(),
+        file.nnz(),
+    )?;
     let matrix = file.matrix.to_real();
     let mut run = TracedSpmv::new(&matrix, args.kernel, args.threads, args.iterations);
     run.run_recorded(|layout| {

@@ -20,7 +20,7 @@ pub enum EvaluateError {
     #[error(transparent)]
     Sparse(#[from] spmv_reorder_sparse::SparseError),
     /// A file or directory could not be read.
-    #[error("{path}: {source}")]
+    #[error("cannot read {}", path.display())]
     Io {
         /// The file or directory.
         path: std::path::PathBuf,

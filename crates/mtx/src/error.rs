@@ -372,6 +372,14 @@ pub enum ParseError {
         /// 1-based index.
         index: u64,
     },
+    /// A line, or the header before the size line, longer than the reader accepts.
+    #[error("{what} is longer than {max} bytes: is this a Matrix Market file?")]
+    TooLong {
+        /// `"the line"` or `"the header before the size line"`.
+        what: &'static str,
+        /// The most bytes accepted.
+        max: u64,
+    },
     /// An integer value whose mirror or sum with duplicates does not fit 64 bits.
     #[error("{what} at ({row}, {col}) does not fit a 64-bit integer")]
     IntegerOverflow {
@@ -435,6 +443,7 @@ impl ParseError {
             ParseError::SkewDiagonal { .. } => "skew_diagonal",
             ParseError::HermitianDiagonal { .. } => "hermitian_diagonal",
             ParseError::IntegerOverflow { .. } => "integer_overflow",
+            ParseError::TooLong { .. } => "too_long",
             ParseError::NotUtf8 => "not_utf8",
             ParseError::Gzip { .. } => "gzip",
             ParseError::RepeatedIndex { .. } => "repeated_index",

@@ -18,6 +18,26 @@ use std::io::{self, Read};
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
+/// The longest line read (a Matrix Market line holds two indices and at most two numbers;
+/// comments are rarely longer than a few hundred bytes): longer means the input is not one.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// The most bytes before the size line (banner, comments, blank lines), so that a stream of
+/// comments (or of zeros) ends in an error instead of filling the memory.
+pub const MAX_HEADER_BYTES: usize = 64 << 20;
+
+/// The failure that stops reading a line longer than [`MAX_LINE_BYTES`].
+#[derive(Debug)]
+struct LineTooLong;
+
+impl std::fmt::Display for LineTooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "a line longer than {MAX_LINE_BYTES} bytes")
+    }
+}
+
+impl std::error::Error for LineTooLong {}
+
 /// Reads a Matrix Market text from `reader`; `size` (bytes, when known) sizes the blocks.
 ///
 /// # Errors
@@ -90,7 +110,11 @@ impl<'a> Source<'a> {
 
     /// Appends up to `n` more bytes to `buf`, noting the end of the stream or a failure.
     fn fill(&mut self, buf: &mut Vec<u8>, n: usize) {
-        buf.reserve(n);
+        if let Err(e) = buf.try_reserve(n) {
+            self.eof = true;
+            self.failed = Some(io::Error::new(io::ErrorKind::OutOfMemory, e));
+            return;
+        }
         match self.reader.by_ref().take(n as u64).read_to_end(buf) {
             Ok(got) if got == n => {}
             Ok(_) => self.eof = true,
@@ -125,6 +149,15 @@ impl<'a> Source<'a> {
 
     /// The error for the failed read, after `lines_read` complete lines.
     fn error(&self, e: io::Error, lines_read: u64) -> MtxError {
+        if e.get_ref().is_some_and(|inner| inner.is::<LineTooLong>()) {
+            return MtxError::at(
+                lines_read + 1,
+                ParseError::TooLong {
+                    what: "the line",
+                    max: MAX_LINE_BYTES as u64,
+                },
+            );
+        }
         let corrupt = matches!(
             e.kind(),
             io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof
@@ -155,6 +188,21 @@ impl<'a> Source<'a> {
                     return Ok((pre, rest));
                 }
                 Err(e) if !self.eof && (complete == 0 || is_missing_size_line(&e)) => {
+                    let long_line = buf.len() - complete > MAX_LINE_BYTES;
+                    if long_line || buf.len() > MAX_HEADER_BYTES {
+                        let (what, max) = if long_line {
+                            ("the line", MAX_LINE_BYTES)
+                        } else {
+                            ("the header before the size line", MAX_HEADER_BYTES)
+                        };
+                        return Err(MtxError::at(
+                            newlines(&buf[..complete]) + 1,
+                            ParseError::TooLong {
+                                what,
+                                max: max as u64,
+                            },
+                        ));
+                    }
                     want = buf.len();
                 }
                 Err(e) => {
@@ -250,6 +298,12 @@ impl BodyReader<'_, '_> {
                 }
                 let cut = source.whole_lines(&buf);
                 if cut == 0 && !source.eof {
+                    if buf.len() > MAX_LINE_BYTES {
+                        source.eof = true;
+                        source.failed =
+                            Some(io::Error::new(io::ErrorKind::InvalidData, LineTooLong));
+                        return buf;
+                    }
                     // A line longer than the block: read on to its end.
                     let more = block.max(buf.len());
                     source.fill(&mut buf, more);
@@ -451,6 +505,45 @@ mod tests {
                     (kind, Some(line))
                 );
             }
+        }
+    }
+
+    #[test]
+    fn endless_lines_and_headers_end_in_an_error_naming_the_line() {
+        let zeros = std::io::repeat(0).take(2 * MAX_HEADER_BYTES as u64);
+        let e = read_stream(zeros, None, &ReadOptions::default()).unwrap_err();
+        assert_eq!(
+            (e.parse_error().unwrap().name(), e.line()),
+            ("too_long", Some(1))
+        );
+        let comments = b"%%MatrixMarket matrix coordinate real general\n"
+            .iter()
+            .copied()
+            .chain(
+                b"% again\n"
+                    .iter()
+                    .copied()
+                    .cycle()
+                    .take(2 * MAX_HEADER_BYTES),
+            );
+        let comments: Vec<u8> = comments.collect();
+        let e = read_stream(&comments[..], None, &ReadOptions::default()).unwrap_err();
+        assert_eq!(e.parse_error().unwrap().name(), "too_long");
+        assert!(e.to_string().contains("header"), "{e}");
+        for threads in [1, 2] {
+            let mut body =
+                b"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n".to_vec();
+            body.extend(std::iter::repeat_n(b'7', 3 * MAX_LINE_BYTES));
+            // Blocks smaller than the line: the reader must read on to find its end.
+            let opts = ReadOptions {
+                threads: Some(threads),
+                chunk_bytes: Some(1 << 16),
+            };
+            let e = read_stream(&body[..], None, &opts).unwrap_err();
+            assert_eq!(
+                (e.parse_error().unwrap().name(), e.line()),
+                ("too_long", Some(4))
+            );
         }
     }
 

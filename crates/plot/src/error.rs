@@ -10,7 +10,7 @@ pub enum PlotError {
     #[error(transparent)]
     Output(#[from] MtxError),
     /// The PNG encoder refused the image.
-    #[error("cannot encode a {width} x {height} PNG: {source}")]
+    #[error("cannot encode a {width} x {height} PNG")]
     Png {
         /// Image width.
         width: u32,

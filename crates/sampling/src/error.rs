@@ -33,7 +33,7 @@ pub enum SamplingError {
         expected: &'static str,
     },
     /// Reading or writing a file failed.
-    #[error("{}: {source}", path.display())]
+    #[error("cannot read {}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
@@ -53,7 +53,7 @@ pub enum SamplingError {
         found: String,
     },
     /// A layout file that is not valid layout JSON.
-    #[error("{}: not a layout file: {source}", path.display())]
+    #[error("{}: not a layout file", path.display())]
     LayoutFormat {
         /// The layout file.
         path: PathBuf,
@@ -135,7 +135,7 @@ pub enum SamplingError {
     )]
     LiveSamplingNotBuilt,
     /// A `perf_event_open` call or ring-buffer operation failed.
-    #[error("perf_event_open ({what}) failed: {source}")]
+    #[error("perf_event_open ({what}) failed")]
     Perf {
         /// The failing step.
         what: &'static str,

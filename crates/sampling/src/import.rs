@@ -15,7 +15,7 @@
 //! ```
 
 use crate::SamplingError;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 /// Which SpMV iteration of a recorded run to keep.
@@ -60,17 +60,28 @@ pub(crate) fn for_each_line(
     path: &Path,
     mut each: impl FnMut(usize, &str) -> Result<(), SamplingError>,
 ) -> Result<(), SamplingError> {
+    // The longest line read: trace lines are about a hundred bytes.
+    const MAX_LINE: u64 = 1 << 20;
     let mut line = String::new();
     let mut number = 0;
     loop {
         line.clear();
-        let n = reader
+        let n = (&mut reader)
+            .take(MAX_LINE)
             .read_line(&mut line)
             .map_err(|e| SamplingError::io(path, e))?;
         if n == 0 {
             return Ok(());
         }
         number += 1;
+        if n as u64 == MAX_LINE && !line.ends_with('\n') {
+            return Err(SamplingError::Parse {
+                path: path.to_owned(),
+                line: number,
+                expected: "a line of at most 1 MiB",
+                found: line.chars().take(40).collect(),
+            });
+        }
         each(number, line.trim_end_matches(['\n', '\r']))?;
     }
 }

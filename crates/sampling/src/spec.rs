@@ -162,6 +162,45 @@ fn positive(key: &str, value: &str) -> Result<u64, SpecError> {
     }
 }
 
+/// A count of threads: from 1 to the CPUs this process may use (simulated caches and live
+/// samplers cost memory per thread, so no more than the machine runs).
+fn threads(key: &str, value: &str) -> Result<usize, SpecError> {
+    let max = std::thread::available_parallelism().map_or(1, |n| n.get());
+    match positive(key, value)? {
+        t if t as usize <= max => Ok(t as usize),
+        _ => Err(invalid(
+            key,
+            value,
+            "a thread count no larger than the CPUs this process may use",
+        )),
+    }
+}
+
+/// Simulated threads: 1 to [`MAX_SIMULATED_THREADS`] (each one's caches are modelled in memory).
+fn simulated_threads(key: &str, value: &str) -> Result<usize, SpecError> {
+    match positive(key, value)? {
+        t if t <= MAX_SIMULATED_THREADS as u64 => Ok(t as usize),
+        _ => Err(invalid(key, value, "from 1 to 1024 simulated threads")),
+    }
+}
+
+/// The most threads the simulator models.
+pub const MAX_SIMULATED_THREADS: usize = 1024;
+
+/// SpMV iterations of a simulated or live run: 1 to [`MAX_ITERATIONS`].
+fn iterations(key: &str, value: &str) -> Result<u32, SpecError> {
+    match positive(key, value)? {
+        i if i <= u64::from(MAX_ITERATIONS) => Ok(i as u32),
+        _ => Err(invalid(key, value, "from 1 to 1000 iterations")),
+    }
+}
+
+/// The most SpMV iterations a sampler runs (each one's records are kept).
+pub const MAX_ITERATIONS: u32 = 1000;
+
+/// The largest simulated cache level (no cache of a real CPU is larger).
+const MAX_CACHE_BYTES: u64 = 1 << 30;
+
 fn flag(key: &str, value: &str) -> Result<bool, SpecError> {
     match value {
         "on" | "true" | "yes" | "1" => Ok(true),
@@ -184,7 +223,8 @@ fn cache_level(key: &str, value: &str, default: CacheConfig) -> Result<CacheConf
         .parse::<u64>()
         .ok()
         .and_then(|s| s.checked_mul(1 << shift))
-        .ok_or_else(|| invalid(key, value, EXPECTED))?;
+        .filter(|&s| s <= MAX_CACHE_BYTES)
+        .ok_or_else(|| invalid(key, value, "SIZE[:WAYS], SIZE at most 1G, like 32K or 1M"))?;
     let ways = if ways.is_empty() {
         default.ways
     } else {
@@ -251,9 +291,9 @@ fn parse_sim(options: &[(&str, &str)]) -> Result<(SimOptions, DastMode), SpecErr
             continue;
         }
         match key {
-            "threads" => sim.threads = Some(positive(key, value)? as usize),
+            "threads" => sim.threads = Some(simulated_threads(key, value)?),
             "kernel" => sim.kernel = parsed(key, value, "per-nonzero or per-row")?,
-            "iterations" => sim.iterations = positive(key, value)?.min(u32::MAX as u64) as u32,
+            "iterations" => sim.iterations = iterations(key, value)?,
             "mode" => dast_mode = mode(key, value)?,
             _ => return Err(SpecError::UnknownOption(key.to_owned())),
         }
@@ -267,9 +307,9 @@ fn parse_perf(options: &[(&str, &str)]) -> Result<PerfOptions, SpecError> {
         match key {
             "period" => p.period = positive(key, value)?,
             "threshold" | "ldlat" => p.ldlat = num(key, value)?,
-            "threads" => p.threads = Some(positive(key, value)? as usize),
+            "threads" => p.threads = Some(threads(key, value)?),
             "kernel" => p.kernel = parsed(key, value, "per-nonzero or per-row")?,
-            "iterations" => p.iterations = positive(key, value)?.min(u32::MAX as u64) as u32,
+            "iterations" => p.iterations = iterations(key, value)?,
             "mode" => p.mode = mode(key, value)?,
             "pmu" => {
                 p.pmu = match value {
