@@ -407,6 +407,16 @@ pub enum ParseError {
         /// Indices found.
         found: u64,
     },
+    /// A permutation file's index outside its range (`first..=last`: `0..n` or `1..=n`).
+    #[error("permutation index {index} is outside {first}..={last}")]
+    PermutationIndexOutOfRange {
+        /// The index found.
+        index: u64,
+        /// The first index of the file's format.
+        first: u64,
+        /// The last index of the file's format.
+        last: u64,
+    },
     /// A permutation file lists an index twice.
     #[error("index {index} appears twice (first on line {first_line})")]
     RepeatedIndex {
@@ -447,6 +457,7 @@ impl ParseError {
             ParseError::NotUtf8 => "not_utf8",
             ParseError::Gzip { .. } => "gzip",
             ParseError::RepeatedIndex { .. } => "repeated_index",
+            ParseError::PermutationIndexOutOfRange { .. } => "index_out_of_range",
             ParseError::WrongLength { .. } => "wrong_length",
         }
     }

@@ -6,7 +6,8 @@
 //! - [`write_path`] / [`write()`] write it back, by default in the storage it was read from, with
 //!   [`WriteOptions`] to change the format or symmetry.
 //! - [`read_permutation`] / [`write_permutation`]: permutation files (one 1-based old index per
-//!   line, in new order). [`write_atomically`]: any other output file, written atomically.
+//!   line, in new order; [`PermutationFormat`] for 0-based and inverse files).
+//!   [`write_atomically`]: any other output file, written atomically.
 //! - [`OutputPlan`]: the files of one run, checked before any is written, so that no output
 //!   replaces an input or another output (the same file after links, however spelt).
 //! - [`MtxError`] is the one error type; input errors carry the path and line ([`ParseError`]).
@@ -115,8 +116,8 @@ pub use output::{
     TEMPORARY_SUFFIX,
 };
 pub use permutation::{
-    read_permutation, read_permutation_from, read_permutation_of_len, write_permutation,
-    PERMUTATION_DIRECTION,
+    read_permutation, read_permutation_as, read_permutation_from, read_permutation_of_len,
+    write_permutation, write_permutation_as, IndexBase, PermutationFormat, PERMUTATION_DIRECTION,
 };
 pub use plan::OutputPlan;
 pub use read::{read, read_bytes, read_path, read_path_with_progress};

@@ -1,8 +1,10 @@
-//! Permutation files: `%` comment lines (stating the direction), then one 1-based index per line.
-//! Line `i` of the indices holds the OLD index (1-based) of the row placed at new position `i`:
-//! `new_to_old + 1`, the list of old indices in their new order (as `perm` in MATLAB or
-//! `A[perm, :]` in numpy, plus one). `O(n)` both ways. Used by the CLI's `--perm-out` and
-//! `bench --perm`.
+//! Permutation files: `%` comment lines (stating the direction), then one index per line. By
+//! default line `i` of the indices holds the OLD index (1-based) of the row placed at new position
+//! `i`: `new_to_old + 1`, the list of old indices in their new order (as `perm` in MATLAB, or
+//! `A[perm, :]` in numpy plus one). [`PermutationFormat`] reads and writes the other conventions:
+//! 0-based indices (numpy, scipy's `reverse_cuthill_mckee`) and the inverse direction, line `i`
+//! holding the new position of old index `i` (METIS's `.iperm`). `O(n)` both ways. Used by the
+//! CLI's `--perm-out`, `apply` and `bench --perm`.
 
 use crate::error::{MtxError, ParseError};
 use crate::header::parse_u64;
@@ -12,9 +14,76 @@ use spmv_reorder_sparse::Permutation;
 use std::io::Read;
 use std::path::Path;
 
-/// The comment that opens every permutation file written here.
+/// The comment that opens every permutation file written here in the default format.
 pub const PERMUTATION_DIRECTION: &str =
     "line i (after the comments) holds the 1-based OLD index of the row placed at new position i (new_to_old + 1)";
+
+/// The first index of a permutation file: 0 (C, numpy, scipy, METIS) or 1 (Fortran, MATLAB,
+/// Matrix Market).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IndexBase {
+    /// Indices `0..n`.
+    Zero,
+    /// Indices `1..=n` (the default).
+    #[default]
+    One,
+}
+
+impl IndexBase {
+    /// The first index: 0 or 1.
+    pub fn first(self) -> u64 {
+        match self {
+            IndexBase::Zero => 0,
+            IndexBase::One => 1,
+        }
+    }
+}
+
+impl std::str::FromStr for IndexBase {
+    type Err = String;
+
+    /// `0` or `1`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "0" => Ok(IndexBase::Zero),
+            "1" => Ok(IndexBase::One),
+            other => Err(format!("expected 0 or 1, found `{other}`")),
+        }
+    }
+}
+
+/// How a permutation file spells its indices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PermutationFormat {
+    /// The first index (default 1).
+    pub base: IndexBase,
+    /// Line `i` holds the new position of old index `i` (METIS's `.iperm`) instead of the old
+    /// index placed at position `i` (default `false`).
+    pub old_to_new: bool,
+}
+
+impl PermutationFormat {
+    /// The comment that opens a file of this format, stating its convention.
+    pub fn direction(self) -> String {
+        let base = self.base.first();
+        let plus = if base == 0 {
+            String::new()
+        } else {
+            format!(" + {base}")
+        };
+        if self.old_to_new {
+            format!(
+                "line i (after the comments) holds the {base}-based NEW position of the row whose \
+                 original index is i (old_to_new{plus})"
+            )
+        } else {
+            format!(
+                "line i (after the comments) holds the {base}-based OLD index of the row placed at \
+                 new position i (new_to_old{plus})"
+            )
+        }
+    }
+}
 
 /// Writes `p` to `path` (atomically; `-` is stdout): `% ` + [`PERMUTATION_DIRECTION`], `% ` + each
 /// line of `comment` (none when empty), then `new_to_old[i] + 1` per line.
@@ -22,15 +91,35 @@ pub const PERMUTATION_DIRECTION: &str =
 /// # Errors
 /// [`MtxError::Io`] naming `path`.
 pub fn write_permutation(path: &Path, p: &Permutation, comment: &str) -> Result<(), MtxError> {
+    write_permutation_as(path, p, comment, PermutationFormat::default())
+}
+
+/// [`write_permutation`] in `format`: its direction comment, then each index in its base and
+/// direction.
+///
+/// # Errors
+/// [`MtxError::Io`] naming `path`.
+pub fn write_permutation_as(
+    path: &Path,
+    p: &Permutation,
+    comment: &str,
+    format: PermutationFormat,
+) -> Result<(), MtxError> {
+    let indices = if format.old_to_new {
+        p.old_to_new()
+    } else {
+        p.new_to_old()
+    };
+    let base = format.base.first() as usize;
     write_atomically(path, |w| {
-        writeln!(w, "% {PERMUTATION_DIRECTION}")?;
+        writeln!(w, "% {}", format.direction())?;
         for line in comment.lines() {
             writeln!(w, "% {line}")?;
         }
         let mut buf = itoa::Buffer::new();
         let mut text = Vec::with_capacity(p.len() * 8);
-        for &old in p.new_to_old() {
-            text.extend_from_slice(buf.format(old + 1).as_bytes());
+        for &index in indices {
+            text.extend_from_slice(buf.format(index + base).as_bytes());
             text.push(b'\n');
         }
         w.write_all(&text)
@@ -63,8 +152,21 @@ pub fn read_permutation_from<R: Read>(reader: R) -> Result<Permutation, MtxError
 /// # Errors
 /// As [`read_permutation`], plus [`ParseError::WrongLength`].
 pub fn read_permutation_of_len(path: &Path, len: usize) -> Result<Permutation, MtxError> {
+    read_permutation_as(path, Some(len), PermutationFormat::default())
+}
+
+/// [`read_permutation`] of a file in `format`, of `len` indices when given (as
+/// [`read_permutation_of_len`]).
+///
+/// # Errors
+/// As [`read_permutation_of_len`], an index outside the format's range included.
+pub fn read_permutation_as(
+    path: &Path,
+    len: Option<usize>,
+    format: PermutationFormat,
+) -> Result<Permutation, MtxError> {
     let bytes = crate::input::read_path(path)?;
-    parse_permutation_of(&bytes, Some(len)).map_err(|e| e.with_path(Some(path.to_path_buf())))
+    parse_permutation_as(&bytes, len, format).map_err(|e| e.with_path(Some(path.to_path_buf())))
 }
 
 fn parse_permutation(bytes: &[u8]) -> Result<Permutation, MtxError> {
@@ -72,6 +174,14 @@ fn parse_permutation(bytes: &[u8]) -> Result<Permutation, MtxError> {
 }
 
 fn parse_permutation_of(bytes: &[u8], len: Option<usize>) -> Result<Permutation, MtxError> {
+    parse_permutation_as(bytes, len, PermutationFormat::default())
+}
+
+fn parse_permutation_as(
+    bytes: &[u8],
+    len: Option<usize>,
+    format: PermutationFormat,
+) -> Result<Permutation, MtxError> {
     let mut indices: Vec<(u64, u64)> = Vec::new();
     for (number, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let line_no = number as u64 + 1;
@@ -109,20 +219,21 @@ fn parse_permutation_of(bytes: &[u8], len: Option<usize>) -> Result<Permutation,
         indices.push((index, line_no));
     }
     let n = len.map_or(indices.len() as u64, |l| l as u64);
+    let base = format.base.first();
     let mut first_line = vec![0u64; n as usize];
     let mut new_to_old = Vec::with_capacity(indices.len());
     for &(index, line) in &indices {
-        if index == 0 || index > n {
+        if index < base || index - base >= n {
             return Err(MtxError::at(
                 line,
-                ParseError::IndexOutOfRange {
-                    axis: "permutation",
+                ParseError::PermutationIndexOutOfRange {
                     index,
-                    dim: n,
+                    first: base,
+                    last: (base + n).saturating_sub(1),
                 },
             ));
         }
-        let seen = &mut first_line[index as usize - 1];
+        let seen = &mut first_line[(index - base) as usize];
         if *seen != 0 {
             return Err(MtxError::at(
                 line,
@@ -133,7 +244,7 @@ fn parse_permutation_of(bytes: &[u8], len: Option<usize>) -> Result<Permutation,
             ));
         }
         *seen = line;
-        new_to_old.push(index as usize - 1);
+        new_to_old.push((index - base) as usize);
     }
     if new_to_old.len() as u64 != n {
         let lines = memchr::memchr_iter(b'\n', bytes).count() as u64;
@@ -147,7 +258,13 @@ fn parse_permutation_of(bytes: &[u8], len: Option<usize>) -> Result<Permutation,
             },
         ));
     }
-    Ok(Permutation::from_new_to_old(new_to_old).expect("validated above"))
+    let indices = new_to_old;
+    let p = if format.old_to_new {
+        Permutation::from_old_to_new(indices)
+    } else {
+        Permutation::from_new_to_old(indices)
+    };
+    Ok(p.expect("validated above"))
 }
 
 #[cfg(test)]
@@ -170,6 +287,42 @@ mod tests {
         assert!(text.starts_with("% line i"));
         assert!(text.ends_with("% seed 7\n3\n1\n4\n2\n"));
         assert_eq!(read_permutation(&path).unwrap(), p);
+    }
+
+    #[test]
+    fn zero_based_and_inverse_files_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.iperm");
+        let p = Permutation::from_new_to_old(vec![2, 0, 3, 1]).unwrap();
+        for base in [IndexBase::Zero, IndexBase::One] {
+            for old_to_new in [false, true] {
+                let format = PermutationFormat { base, old_to_new };
+                write_permutation_as(&path, &p, "", format).unwrap();
+                assert_eq!(read_permutation_as(&path, Some(4), format).unwrap(), p);
+            }
+        }
+        // METIS's .iperm: 0-based, line i the new position of vertex i.
+        let metis = PermutationFormat {
+            base: IndexBase::Zero,
+            old_to_new: true,
+        };
+        write_permutation_as(&path, &p, "", metis).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.ends_with("\n1\n3\n0\n2\n"), "{text}");
+        assert!(text.starts_with("% line i (after the comments) holds the 0-based NEW"));
+        // A 0-based file read as 1-based names the line of its 0.
+        std::fs::write(&path, "1\n0\n3\n").unwrap();
+        let e = read_permutation_as(&path, None, PermutationFormat::default()).unwrap_err();
+        assert_eq!(e.line(), Some(2));
+        assert!(e.to_string().contains("index 0 is outside 1..=3"), "{e}");
+        let zero = PermutationFormat {
+            base: IndexBase::Zero,
+            ..PermutationFormat::default()
+        };
+        let e = read_permutation_as(&path, None, zero).unwrap_err();
+        assert!(e.to_string().contains("index 3 is outside 0..=2"), "{e}");
+        assert_eq!("0".parse::<IndexBase>(), Ok(IndexBase::Zero));
+        assert!("2".parse::<IndexBase>().is_err());
     }
 
     #[test]
