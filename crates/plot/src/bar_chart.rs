@@ -7,7 +7,8 @@ use crate::PlotError;
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// Fill colours of the series, cycled (Okabe-Ito, readable with colour-vision deficiencies).
+/// Fill colours of the first series (Okabe-Ito, readable with colour-vision deficiencies); the
+/// series after them get [`series_colour`]'s generated hues, so that no two series share a colour.
 const PALETTE: [&str; 8] = [
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
 ];
@@ -208,7 +209,7 @@ impl Frame {
                     ya.min(yb),
                     bar,
                     (ya - yb).abs(),
-                    PALETTE[s % PALETTE.len()],
+                    series_colour(s),
                     escape(name),
                     escape(category),
                     values[c]
@@ -240,7 +241,7 @@ impl Frame {
             let _ = writeln!(
                 svg,
                 r#"<rect class="legend" x="{x:.1}" y="{y:.1}" width="12" height="12" fill="{}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
-                PALETTE[s % PALETTE.len()],
+                series_colour(s),
                 x + 18.0,
                 y + 10.0,
                 escape(name)
@@ -250,6 +251,37 @@ impl Frame {
 }
 
 /// The smallest 1, 2 or 5 times a power of ten that is at least `raw` (a tick step).
+/// The fill colour of series `s`: [`PALETTE`], then hues a golden angle apart (an irrational
+/// turn, so they never repeat) at two lightnesses, as `#RRGGBB`.
+fn series_colour(s: usize) -> String {
+    if let Some(c) = PALETTE.get(s) {
+        return (*c).to_string();
+    }
+    let k = (s - PALETTE.len()) as f64;
+    let hue = (k * 137.507_764 + 20.0) % 360.0;
+    let lightness = if s % 2 == 0 { 0.38 } else { 0.58 };
+    let (r, g, b) = hsl_to_rgb(hue, 0.65, lightness);
+    format!("#{r:02X}{g:02X}{b:02X}")
+}
+
+/// HSL (hue in degrees, saturation and lightness in `0..=1`) to 8-bit RGB.
+fn hsl_to_rgb(hue: f64, saturation: f64, lightness: f64) -> (u8, u8, u8) {
+    let chroma = (1.0 - (2.0 * lightness - 1.0).abs()) * saturation;
+    let h = hue / 60.0;
+    let x = chroma * (1.0 - (h % 2.0 - 1.0).abs());
+    let (r, g, b) = match h as u32 {
+        0 => (chroma, x, 0.0),
+        1 => (x, chroma, 0.0),
+        2 => (0.0, chroma, x),
+        3 => (0.0, x, chroma),
+        4 => (x, 0.0, chroma),
+        _ => (chroma, 0.0, x),
+    };
+    let m = lightness - chroma / 2.0;
+    let byte = |v: f64| ((v + m) * 255.0).round().clamp(0.0, 255.0) as u8;
+    (byte(r), byte(g), byte(b))
+}
+
 fn nice_step(raw: f64) -> f64 {
     let magnitude = 10f64.powf(raw.log10().floor());
     [1.0, 2.0, 5.0, 10.0]
@@ -373,6 +405,34 @@ mod tests {
         let svg = std::fs::read_to_string(&path).unwrap();
         assert_balanced(&svg);
         assert_eq!(svg.matches("<rect class=").count(), 0);
+    }
+
+    #[test]
+    fn every_series_has_its_own_colour() {
+        let colours: Vec<String> = (0..40).map(series_colour).collect();
+        let distinct: std::collections::HashSet<&String> = colours.iter().collect();
+        assert_eq!(distinct.len(), colours.len(), "{colours:?}");
+        assert_eq!(colours[0], PALETTE[0]);
+        assert!(colours.iter().all(|c| c.len() == 7 && c.starts_with('#')));
+        assert_eq!(hsl_to_rgb(0.0, 1.0, 0.5), (255, 0, 0));
+        assert_eq!(hsl_to_rgb(240.0, 1.0, 0.5), (0, 0, 255));
+        // In a chart: eleven series, eleven fills in the legend.
+        let series: Vec<(String, Vec<f64>)> =
+            (0..11).map(|i| (format!("s{i}"), vec![1.0])).collect();
+        let svg = bar_chart_svg_string(
+            "t",
+            &names(&["m"]),
+            &series,
+            "y",
+            &BarChartOptions::default(),
+        )
+        .unwrap();
+        let fills: std::collections::HashSet<&str> = svg
+            .lines()
+            .filter(|l| l.contains(r#"class="legend""#))
+            .filter_map(|l| l.split("fill=\"").nth(1)?.split('"').next())
+            .collect();
+        assert_eq!(fills.len(), 11, "{svg}");
     }
 
     #[test]
