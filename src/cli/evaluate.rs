@@ -3,8 +3,8 @@
 use super::{memory, messages, values};
 use anyhow::{bail, Context};
 use spmv_reorder::evaluate::evaluate::{
-    evaluate_matrix, markdown_table, matrix_files, summarize, Candidate, EvaluateOptions,
-    MatrixEvaluation,
+    evaluate_matrix, markdown_table, matrix_files, summarize, summary_table, Candidate,
+    EvaluateOptions, MatrixEvaluation,
 };
 use spmv_reorder::mtx::{self, OutputPlan, ReadOptions};
 use spmv_reorder::plot::{bar_chart_svg, BarChartOptions};
@@ -52,10 +52,10 @@ pub struct EvaluateArgs {
     /// Seed of every random choice.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Print JSON (every figure of every matrix, and the summary) instead of the table.
+    /// Print JSON (every figure of every matrix, and the summary) instead of the tables.
     #[arg(long)]
     json: bool,
-    /// Also write the table and summary as Markdown to this file.
+    /// Also write the tables as Markdown to this file.
     #[arg(long, value_name = "FILE.md")]
     markdown: Option<PathBuf>,
     /// Also draw the speedups over the original (largest thread count) as an SVG bar chart.
@@ -173,6 +173,12 @@ fn output_plan(args: &EvaluateArgs, files: &[PathBuf]) -> anyhow::Result<()> {
 fn write_results(args: &EvaluateArgs, evals: &[MatrixEvaluation]) -> anyhow::Result<()> {
     let summary = summarize(evals);
     let mut out = std::io::stdout().lock();
+    let tables = format!(
+        "{}\nGeometric means over the {} matrices:\n\n{}",
+        markdown_table(evals),
+        evals.len(),
+        summary_table(evals)
+    );
     if args.json {
         serde_json::to_writer_pretty(
             &mut out,
@@ -180,16 +186,10 @@ fn write_results(args: &EvaluateArgs, evals: &[MatrixEvaluation]) -> anyhow::Res
         )?;
         writeln!(out)?;
     } else {
-        write!(out, "{}", markdown_table(evals))?;
-        writeln!(out, "\n{}", serde_json::to_string_pretty(&summary)?)?;
+        write!(out, "{tables}")?;
     }
     if let Some(path) = &args.markdown {
-        let text = format!(
-            "{}\n```json\n{}\n```\n",
-            markdown_table(evals),
-            serde_json::to_string_pretty(&summary)?
-        );
-        mtx::write_atomically(path, |w| w.write_all(text.as_bytes()))?;
+        mtx::write_atomically(path, |w| w.write_all(tables.as_bytes()))?;
     }
     if let Some(path) = &args.chart {
         chart(evals, path)?;

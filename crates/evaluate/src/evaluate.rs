@@ -447,6 +447,76 @@ pub fn markdown_table(evals: &[MatrixEvaluation]) -> String {
     s
 }
 
+/// One row per ordering, geometric means over `evals`: `D` over the input's, the speedup over
+/// the input and over RCM per thread count, on how many matrices a `tsp` ordering has a lower
+/// `D` than RCM and Gorder (RCM alone when Gorder was not evaluated), and the median reordering
+/// cost in SpMV-equivalents. A Markdown table, as `spmv-reorder evaluate` prints it.
+pub fn summary_table(evals: &[MatrixEvaluation]) -> String {
+    let Some(first) = evals.first() else {
+        return String::from("(no matrices)\n");
+    };
+    let mut s = String::from("| ordering | D / D(input) | ");
+    for t in &first.threads {
+        s += &format!("speedup {t}t | ");
+    }
+    for t in &first.threads {
+        s += &format!("vs RCM {t}t | ");
+    }
+    s += "D below RCM and Gorder | median cost (SpMVs) |\n|---|---:|";
+    s += &"---:|".repeat(2 * first.threads.len() + 2);
+    s.push('\n');
+    for r in first.results.iter().skip(1) {
+        s += &summary_row(evals, &r.label);
+    }
+    s
+}
+
+/// The row of [`summary_table`] for the ordering `label`.
+fn summary_row(evals: &[MatrixEvaluation], label: &str) -> String {
+    let find = |e: &'_ MatrixEvaluation, l: &str| e.results.iter().find(|r| r.label == l).cloned();
+    let rows: Vec<(OrderingResult, u64, Option<u64>)> = evals
+        .iter()
+        .filter_map(|e| {
+            let input_d = e.results.first()?.d.max(1);
+            let peers = [find(e, "rcm"), find(e, "gorder")];
+            let best_peer = peers.iter().flatten().map(|p| p.d).min();
+            Some((find(e, label)?, input_d, best_peer))
+        })
+        .collect();
+    let mut s = format!(
+        "| {label} | {:.3} | ",
+        geomean(
+            rows.iter()
+                .map(|(r, input, _)| r.d.max(1) as f64 / *input as f64)
+        )
+    );
+    let threads = evals[0].threads.len();
+    for t in 0..threads {
+        s += &format!("{:.3} | ", geomean(rows.iter().map(|(r, ..)| r.speedup[t])));
+    }
+    for t in 0..threads {
+        let over_rcm = rows
+            .iter()
+            .filter_map(|(r, ..)| r.speedup_over_rcm.as_ref().map(|v| v[t]));
+        s += &format!("{:.3} | ", geomean(over_rcm));
+    }
+    let below = match label.starts_with("tsp") {
+        true => {
+            let n = rows
+                .iter()
+                .filter(|(r, _, peer)| peer.is_some_and(|p| r.d < p));
+            format!("{} / {}", n.count(), rows.len())
+        }
+        false => String::new(),
+    };
+    let cost = median(
+        rows.iter()
+            .map(|(r, ..)| r.reorder_spmv_equivalents)
+            .collect(),
+    );
+    s + &format!("{below} | {cost:.0} |\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -528,6 +598,18 @@ mod tests {
         let summary = summarize(std::slice::from_ref(&e));
         assert_eq!(summary.matrices, 1);
         assert_eq!(summary.geomean_speedup_tsp_over_rcm.len(), 1);
+        let summary_rows = summary_table(std::slice::from_ref(&e));
+        assert_eq!(summary_rows.lines().count(), 2 + 9, "{summary_rows}");
+        assert!(
+            summary_rows.starts_with("| ordering | D / D(input) | speedup 1t | vs RCM 1t |"),
+            "{summary_rows}"
+        );
+        let rcm_row = summary_rows
+            .lines()
+            .find(|l| l.starts_with("| rcm |"))
+            .unwrap();
+        assert!(rcm_row.contains("| 1.000 |  |"), "{rcm_row}");
+        assert!(summary_rows.contains("| tsp | ") && summary_rows.contains(" / 1 |"));
         let table = markdown_table(&[e]);
         assert_eq!(table.lines().count(), 2 + 10);
         assert!(table.contains("| grid | tsp |"));
