@@ -9,6 +9,10 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     remove_temporary_files_on_signals();
+    if let Some(message) = cli::misplaced_subcommand(std::env::args_os()) {
+        cli::messages::report("error", &message);
+        return ExitCode::from(2);
+    }
     let args = match cli::Cli::try_parse() {
         Ok(args) => args,
         Err(err) => return usage_error(&err),

@@ -10,3 +10,4 @@ mod regression;
 mod reliability;
 mod sampling;
 mod spmv;
+mod workflows;

@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod apply;
 pub mod bench;
 pub mod evaluate;
 pub mod gen;
@@ -12,6 +13,7 @@ pub mod progress;
 pub mod reorder;
 pub mod sample;
 pub mod stream;
+pub mod summary;
 pub mod team;
 pub mod topology;
 pub mod trace_kernel;
@@ -19,12 +21,13 @@ pub mod values;
 
 /// Reorder a sparse matrix so that y = A·x runs faster (cache locality of x).
 ///
-/// The plain form `spmv-reorder IN.mtx -o OUT.mtx` runs the main job; the subcommands inspect,
-/// generate, sample and benchmark matrices.
+/// The plain form `spmv-reorder IN.mtx -o OUT.mtx` reorders a matrix; the subcommands apply a
+/// permutation from elsewhere, describe, generate, sample and benchmark matrices. `-h` lists the
+/// common options, `--help` all of them; docs/cli.md is the reference.
 #[derive(Debug, Parser)]
 #[command(name = "spmv-reorder", version, about, long_about = None)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
-#[command(arg_required_else_help = true)]
+#[command(arg_required_else_help = true, after_help = EXAMPLES)]
 pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -32,8 +35,21 @@ pub struct Cli {
     reorder: reorder::ReorderArgs,
 }
 
+/// The examples closing `-h` and `--help`.
+const EXAMPLES: &str = "\
+Examples:
+  spmv-reorder A.mtx -o B.mtx                  reorder A into B (the default method)
+  spmv-reorder A.mtx -o B.mtx --bench          ... and time SpMV before and after
+  spmv-reorder A.mtx --method rcm --perm-out p.txt --perm-base 0
+                                               RCM's permutation, 0-based, no matrix written
+  spmv-reorder apply A.mtx --perm p.txt --perm-base 0 -o B.mtx
+                                               permute A by a permutation from elsewhere
+  spmv-reorder info A.mtx                      size, bandwidth, symmetry and D of A";
+
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Permute a matrix by a permutation made elsewhere (scipy, METIS, --perm-out).
+    Apply(apply::ApplyArgs),
     /// Describe a Matrix Market file: size, nonzeros, bandwidth, symmetry, locality D.
     Info(info::InfoArgs),
     /// Generate a test matrix (Poisson grids, banded Gaussian, geometric, R-MAT).
@@ -68,9 +84,31 @@ pub(crate) fn on_threads<R: Send>(
     Ok(pool.install(job))
 }
 
+/// The message for `spmv-reorder reorder FILE ...`, which reads as a subcommand that does not
+/// exist (reordering is the plain form), when no file named `reorder` is there to be read.
+pub fn misplaced_subcommand(args: impl Iterator<Item = std::ffi::OsString>) -> Option<String> {
+    let args: Vec<std::ffi::OsString> = args.skip(1).collect();
+    if args.first()? != "reorder" || std::path::Path::new("reorder").exists() {
+        return None;
+    }
+    let rest: Vec<String> = args[1..]
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    Some(format!(
+        "there is no `reorder` subcommand: reordering is what spmv-reorder does without one, so \
+         type `spmv-reorder {}` (see `spmv-reorder -h`)",
+        match rest.is_empty() {
+            true => "IN.mtx -o OUT.mtx".to_string(),
+            false => rest.join(" "),
+        }
+    ))
+}
+
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
+        Some(Command::Apply(a)) => apply::run(a),
         Some(Command::Info(a)) => info::run(a),
         Some(Command::Gen(a)) => gen::run(a),
         Some(Command::Sample(a)) => sample::run(a),

@@ -2,14 +2,17 @@
 //! request the permutation, a JSON report, spy plots and a before/after SpMV benchmark).
 
 use super::progress::{Progress, StageRecord, Unit};
+use super::summary::{BenchFigures, JobReport, MatrixShape, Summary};
 use super::values;
 use anyhow::{bail, Context};
-use spmv_reorder::locality::{CacheModel, ModelledCost};
-use spmv_reorder::mtx::{self, MatrixMarket, OutputPlan, ReadOptions, Symmetry, WriteOptions};
+use spmv_reorder::locality::CacheModel;
+use spmv_reorder::mtx::{
+    self, IndexBase, MatrixMarket, OutputPlan, PermutationFormat, ReadOptions, WriteOptions,
+};
 use spmv_reorder::plot::{spy_png, SpyOptions};
 use spmv_reorder::reorder::{
-    Kept, Method, PermuteMode, ReorderReport, Reorderer, Reordering, RunBlocks, SamplerChoice,
-    Stage, StartOrder, Tuning, WindowSpec, DEFAULT_LENGTH_CHANGE_COST,
+    Method, PermuteMode, Reorderer, Reordering, RunBlocks, SamplerChoice, Stage, StartOrder,
+    Tuning, WindowSpec, DEFAULT_LENGTH_CHANGE_COST,
 };
 use spmv_reorder::sparse::AnyCsr;
 use spmv_reorder::spmv::bench::{self, BenchConfig, Comparison};
@@ -20,102 +23,162 @@ use std::time::{Duration, Instant};
 #[derive(Debug, clap::Args)]
 #[command(next_help_heading = "Reordering")]
 pub struct ReorderArgs {
-    /// Input Matrix Market file (`.mtx` or `.mtx.gz`, `-` for stdin).
+    /// Input Matrix Market file (`.mtx`, `.mtx.gz`, `-` for stdin).
     input: Option<PathBuf>,
-    /// Where to write the reordered matrix (`.gz` compresses, `-` is stdout). Without it, only
-    /// the summary is printed.
+    /// Where to write the reordered matrix.
+    ///
+    /// `.gz` compresses, `-` is stdout. Without it, only the summary is printed. The file is
+    /// written to a temporary name and renamed; it may not name the input or another output.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
-    /// Ordering method: tsp (windows of locality + Lin-Kernighan path), rcm, gorder, degree,
-    /// identity, random.
+    /// Ordering method: tsp, rcm, gorder, degree, identity, random.
+    ///
+    /// tsp: windows of locality ordered along a Lin-Kernighan path, started from RCM's order and
+    /// checked against it by a cache model (docs/tuning.md); rcm: reverse Cuthill-McKee; gorder:
+    /// Gorder's greedy window ordering; degree: rows by decreasing number of nonzeros; identity:
+    /// the order as read; random: a seeded shuffle.
     #[arg(long, default_value = "tsp", value_name = "METHOD")]
     method: Method,
-    /// Nonzeros the ordering sees: all, random:P (e.g. random:0.02), dast-sim[:opt=val,...],
-    /// dast-perf (hardware sampling), trace:perf-script=FILE,layout=FILE or
-    /// trace:lackey=FILE,layout=FILE.
-    #[arg(long, default_value = "all", value_name = "SAMPLER")]
-    sampler: SamplerChoice,
-    /// Windows of locality: 1 (rows), N (fixed size), var (thesis 4.2), or
-    /// latency[:avg|CYCLES][,zeros] (needs a DAST sampler).
-    #[arg(long, default_value = "1", value_name = "SPEC")]
-    window: WindowSpec,
-    /// Sides to permute: symmetric (P·A·Pᵀ, default for square matrices), rows, cols, both.
-    #[arg(long, value_name = "MODE")]
-    permute: Option<PermuteMode>,
-    /// Write the permutation here: line i holds the 1-based original index of new row i. With
-    /// independent column orders, the columns go to the same name with `.cols` appended.
+    /// Write the permutation here (line i: the original index of the row placed at i).
+    ///
+    /// After `%` comment lines stating the convention, line i holds the original index of the
+    /// row placed at position i (new -> old), in the base of --perm-base. With independent column
+    /// orders (--permute cols|both) the columns go to the same name with `.cols` appended.
     #[arg(long, value_name = "FILE")]
     perm_out: Option<PathBuf>,
-    /// Write a JSON report (method, D and D_w before/after, TSP cost, bound and gap, timings).
+    /// First index of --perm-out: 1 (Matrix Market, MATLAB) or 0 (numpy, scipy).
+    #[arg(long, value_name = "0|1", default_value = "1")]
+    perm_base: IndexBase,
+    /// Write the figures of the run as JSON.
+    ///
+    /// The method and its choices, D and D_w before and after, the TSP path's cost and bound,
+    /// the cache check, the sample's coverage, each stage's time and memory, and with --bench
+    /// the SpMV figures (in full with --report-details).
     #[arg(long, value_name = "FILE.json")]
     report: Option<PathBuf>,
-    /// Benchmark SpMV before and after, side by side, and report the speedup and break-even.
+    /// Put every SpMV figure of --bench in --report (threads, triad, pages of each array).
+    #[arg(long, hide_short_help = true, requires = "report")]
+    report_details: bool,
+    /// Time SpMV before and after, side by side, and say when the reordering pays off.
     #[arg(long)]
     bench: bool,
     /// Draw the sparsity patterns before and after as PNG: `--spy before.png,after.png`.
-    #[arg(long, value_name = "BEFORE,AFTER", value_parser = parse_spy)]
+    #[arg(long, value_name = "BEFORE,AFTER", value_parser = parse_spy, hide_short_help = true)]
     spy: Option<(PathBuf, PathBuf)>,
-    /// Time budget of the TSP solve, in seconds (per side): it stops the local search and the
-    /// kicks early.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = values::seconds)]
-    time_limit: f64,
-    /// Chained Lin-Kernighan kicks after the local search (random double bridges, each repaired
-    /// and kept when the path gets no longer). Each kick lowers `D` a little at a cost: on the
-    /// bundled matrices one kick per window gave 2.2% lower `D` for about 10x the reordering
-    /// time and no measurable SpMV gain, hence the default 0. With the cache check on, the kicks
-    /// (like Lin-Kernighan) run only on a path that may pass it.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    kicks: u64,
-    /// Seed of every random choice.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
     /// Threads, from 1 to the CPUs this process may use (default: all of them).
     #[arg(long, value_name = "T", value_parser = values::threads)]
     threads: Option<usize>,
-    /// Where the TSP path starts: greedy (matching of candidate edges), given (the order as
-    /// read), rcm (reverse Cuthill-McKee of the full pattern, then windows and path refine it).
-    /// Default: rcm.
-    #[arg(long, value_name = "START")]
-    start: Option<StartOrder>,
-    /// Return the TSP path as found. By default a cache model (L1 32 KiB 8-way, L2 1 MiB 16-way,
-    /// with the matrix streams) prices SpMV's `x` reads in the input, the RCM start and the path
-    /// orders, and the path is returned only when priced at least 15% below both others (the
-    /// model has no prefetcher and favours the path); otherwise the cheaper of the two, or the
-    /// one with the lower D when they are priced within 5%. The path is priced after 2-opt and
-    /// Or-opt, and refined (Lin-Kernighan, kicks) only if, priced 15% lower, it would pass; the
-    /// 2-opt descent is set aside partway when the path is already priced 40% above the cheaper
-    /// order there; no path is computed at all when even the model's floor (every line of `x`
-    /// missed once) would not pass.
-    #[arg(long)]
-    no_cache_check: bool,
-    /// Candidate neighbours per window in the window graph.
-    #[arg(long, default_value_t = 8, value_name = "K")]
-    neighbours: usize,
-    /// A column held by more windows than this (a hub, as in power-law graphs) is bounded in
-    /// the window graph: each of its windows pairs only with the N nearest, so that a hub costs
-    /// O(windows · N) instead of O(windows²). The summary says how many columns were bounded.
-    #[arg(long, default_value_t = 256, value_name = "N")]
-    hub_limit: usize,
-    /// After ordering, sort the rows of every block of B consecutive rows by their number of
-    /// nonzeros (0: off). Runs of equal lengths let the CPU predict where each row's loop ends,
-    /// and every row stays within B - 1 places of where the ordering put it. `auto`: all rows
-    /// when the matrix has at most 32768 columns (x then stays in cache whatever the order),
-    /// else blocks of 128. Default: auto for tsp over one-row windows with the cache check (see
-    /// the README's "Length runs"); off for the other methods and windows, and with
-    /// --no-cache-check (the path as found).
-    #[arg(long, value_name = "B|auto")]
-    length_runs: Option<RunBlocks>,
-    /// What the TSP path pays, on top of the columns that change, for each change of row
-    /// length between consecutive rows (0: it minimises D alone, as the thesis does). A CSR
-    /// product mispredicts where the length changes, at about the cost of one x read that
-    /// misses L1. With 2, the path kept the lowest D on 28 of the 30 bundled matrices (see the
-    /// README's "Length runs" for its speed). Not charged for windows of several rows nor on the
-    /// column side.
-    #[arg(long, value_name = "W", default_value_t = DEFAULT_LENGTH_CHANGE_COST)]
-    length_change_cost: u32,
+    /// Seed of every random choice.
+    #[arg(long, default_value_t = 0, hide_short_help = true)]
+    seed: u64,
     /// No progress bars and no summary (errors are still printed).
     #[arg(short, long)]
     quiet: bool,
+    /// Sides to permute: symmetric (P·A·Pᵀ), rows, cols, both.
+    ///
+    /// Default: symmetric for square matrices (solvers need it to keep symmetry, and symmetric
+    /// storage is kept on output), rows for rectangular ones. cols orders the columns from Aᵀ;
+    /// both gives rows and columns each their own order.
+    #[arg(long, value_name = "MODE", hide_short_help = true)]
+    permute: Option<PermuteMode>,
+    /// Nonzeros the ordering sees: all, random:P, dast-sim[:k=v,...], dast-perf, trace:...
+    ///
+    /// random:P keeps each nonzero with probability P (e.g. random:0.02); dast-sim samples a
+    /// simulated memory trace of SpMV (dual-array sampling); dast-perf samples the hardware's
+    /// (Intel PEBS load latency or AMD IBS, where the machine exposes them);
+    /// trace:lackey=FILE,layout=FILE and trace:perf-script=FILE,layout=FILE read a recorded trace
+    /// (see `spmv-reorder trace-kernel`). The permutation is applied to the full matrix.
+    #[arg(
+        long,
+        default_value = "all",
+        value_name = "SAMPLER",
+        hide_short_help = true
+    )]
+    sampler: SamplerChoice,
+    /// Windows of locality: 1 (rows), N (fixed size), var, latency[:avg|CYCLES][,zeros].
+    ///
+    /// var: rows i and i+1 share a window when d(i, i+1) < D/n; latency: row j joins row j-1's
+    /// window when its largest sampled latency is at most the threshold (needs a DAST sampler).
+    #[arg(long, default_value = "1", value_name = "SPEC", hide_short_help = true)]
+    window: WindowSpec,
+    /// Where the TSP path starts: rcm, given (the order as read) or greedy.
+    ///
+    /// Default rcm: the rows are put in reverse Cuthill-McKee order, windows are cut in that
+    /// order and the path refines it; greedy builds the path from candidate edges alone.
+    #[arg(long, value_name = "START", hide_short_help = true)]
+    start: Option<StartOrder>,
+    /// Return the TSP path as found, without the cache check.
+    #[arg(long = "no-cache-check", hide_short_help = true, long_help = no_cache_check_help())]
+    no_cache_check: bool,
+    /// Time budget of the TSP solve, in seconds, per side.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 30.0,
+        value_parser = values::seconds,
+        hide_short_help = true
+    )]
+    time_limit: f64,
+    /// Chained Lin-Kernighan kicks after the local search.
+    ///
+    /// Each kick (a random double bridge, repaired and kept when the path gets no longer) lowers
+    /// D a little at a cost; with the cache check on, kicks run only on a path that may pass it.
+    #[arg(long, value_name = "N", default_value_t = 0, hide_short_help = true)]
+    kicks: u64,
+    /// Candidate neighbours per window in the window graph.
+    #[arg(long, default_value_t = 8, value_name = "K", hide_short_help = true)]
+    neighbours: usize,
+    /// Windows a column may be shared by before the window graph bounds it.
+    ///
+    /// Each window of a column shared by more (a hub, as in power-law graphs) pairs only with the
+    /// N nearest, so that a hub costs O(windows · N) instead of O(windows²).
+    #[arg(long, default_value_t = 256, value_name = "N", hide_short_help = true)]
+    hub_limit: usize,
+    /// Sort the rows of every block of B positions by length after ordering (0: off).
+    #[arg(
+        long,
+        value_name = "B|auto",
+        hide_short_help = true,
+        long_help = length_runs_help()
+    )]
+    length_runs: Option<RunBlocks>,
+    /// What the TSP path pays for each change of row length between consecutive rows.
+    ///
+    /// In changed columns, on top of the columns that change (0: the path minimises D alone).
+    /// Charged for one-row windows on the row side only.
+    #[arg(
+        long,
+        value_name = "W",
+        default_value_t = DEFAULT_LENGTH_CHANGE_COST,
+        hide_short_help = true
+    )]
+    length_change_cost: u32,
+}
+
+/// The long help of `--no-cache-check`, with the check's constants.
+fn no_cache_check_help() -> String {
+    let t = Tuning::default();
+    format!(
+        "Return the TSP path as found, without the cache check.\n\nBy default a cache model \
+         (L1 32 KiB 8-way, L2 1 MiB 16-way, with the matrix streams) prices SpMV's x reads in the \
+         order as read, RCM's order and the path, and returns the path only when it is priced at \
+         least {}% below both others; otherwise the cheaper of the two, or the one with the lower \
+         D when they are priced within {}% of each other.",
+        t.path_margin_percent, t.model_tie_percent
+    )
+}
+
+/// The long help of `--length-runs`, with the automatic block's constants.
+fn length_runs_help() -> String {
+    let t = Tuning::default();
+    format!(
+        "Sort the rows of every block of B positions by length after ordering (0: off).\n\nRuns \
+         of equal lengths let the CPU predict where each row's loop ends; every row stays within \
+         B - 1 places of where the ordering put it. auto: all rows when the matrix has at most {} \
+         columns (x then stays in cache whatever the order), else blocks of {}. Default: auto for \
+         tsp over one-row windows with the cache check, off otherwise.",
+        t.sort_all_max_columns, t.run_block
+    )
 }
 
 /// Runs the main job.
@@ -172,39 +235,76 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
         None => None,
     };
     progress.finish();
+    let done = Done {
+        input: &input,
+        file: &file,
+        read_seconds,
+        reordering: &reordering,
+        perm_files: &perm_files,
+        comparison: comparison.as_ref(),
+    };
     if let Some(path) = &args.report {
-        let json = JobReport {
-            input: &input,
-            output: args.output.as_deref(),
-            matrix: MatrixShape {
-                nrows: file.nrows(),
-                ncols: file.ncols(),
-                nnz: file.nnz(),
-            },
-            read_seconds,
-            stages: progress.stages(),
-            reorder: &reordering.report,
-            bench: comparison.as_ref(),
-        };
-        mtx::write_atomically(path, |w| {
-            serde_json::to_writer_pretty(&mut *w, &json)?;
-            writeln!(w)
-        })?;
+        write_report(path, &args, &done, progress.stages())?;
     }
     if !args.quiet {
-        let summary = Summary {
-            input: &input,
-            file: &file,
-            args: &args,
-            reordering: &reordering,
-            perm_files: &perm_files,
-            comparison: comparison.as_ref(),
-        };
-        if args.output.as_deref() == Some(Path::new("-")) {
-            summary.print(&mut std::io::stderr().lock())?;
-        } else {
-            summary.print(&mut std::io::stdout().lock())?;
-        }
+        print_summary(&args, &done)?;
+    }
+    Ok(())
+}
+
+/// What the job did, for its report and summary.
+struct Done<'a> {
+    input: &'a Path,
+    file: &'a MatrixMarket,
+    read_seconds: f64,
+    reordering: &'a Reordering,
+    perm_files: &'a [PathBuf],
+    comparison: Option<&'a Comparison>,
+}
+
+/// Writes the `--report` JSON.
+fn write_report(
+    path: &Path,
+    args: &ReorderArgs,
+    done: &Done<'_>,
+    stages: Vec<StageRecord>,
+) -> anyhow::Result<()> {
+    let json = JobReport {
+        input: done.input,
+        output: args.output.as_deref(),
+        matrix: MatrixShape {
+            nrows: done.file.nrows(),
+            ncols: done.file.ncols(),
+            nnz: done.file.nnz(),
+        },
+        read_seconds: done.read_seconds,
+        stages,
+        reorder: &done.reordering.report,
+        bench: done
+            .comparison
+            .map(|c| BenchFigures::of(c, args.report_details)),
+    };
+    mtx::write_atomically(path, |w| {
+        serde_json::to_writer_pretty(&mut *w, &json)?;
+        writeln!(w)
+    })?;
+    Ok(())
+}
+
+/// Prints the summary: on stderr when the matrix goes to stdout.
+fn print_summary(args: &ReorderArgs, done: &Done<'_>) -> anyhow::Result<()> {
+    let to_stdout = args.output.as_deref() == Some(Path::new("-"));
+    let summary = Summary {
+        input: done.input,
+        file: done.file,
+        reordering: done.reordering,
+        output: args.output.as_deref().filter(|_| !to_stdout),
+        perm_files: done.perm_files,
+        comparison: done.comparison,
+    };
+    match to_stdout {
+        true => summary.print(&mut std::io::stderr().lock())?,
+        false => summary.print(&mut std::io::stdout().lock())?,
     }
     Ok(())
 }
@@ -267,8 +367,6 @@ fn write_output(
     Ok(())
 }
 
-use std::io::Write;
-
 /// `BEFORE.png,AFTER.png` into two paths.
 fn parse_spy(s: &str) -> Result<(PathBuf, PathBuf), String> {
     match s.split_once(',') {
@@ -325,20 +423,10 @@ fn output_plan(args: &ReorderArgs, input: &Path) -> anyhow::Result<OutputPlan> {
     Ok(plan)
 }
 
-/// The reordered matrix in the input's field; symmetric storage is kept under a symmetric
-/// permutation (which preserves symmetry), general storage otherwise.
+/// The reordered matrix in the input's field, its comments saying how it was made.
 fn reordered_file(file: &MatrixMarket, r: &Reordering) -> anyhow::Result<MatrixMarket> {
-    let matrix = file.matrix.permute(&r.rows, &r.cols)?;
-    let symmetric_permutation = r.report.permute == PermuteMode::Symmetric;
-    let symmetry = if symmetric_permutation {
-        file.header.symmetry
-    } else {
-        Symmetry::General
-    };
-    let mut out = MatrixMarket::with_storage(matrix, file.header.format, symmetry)?;
-    out.comments = file.comments.clone();
     let rep = &r.report;
-    out.comments.push(format!(
+    let note = format!(
         " reordered by spmv-reorder {}: method {}, sampler {}, window {}, permutation {}, seed {}",
         env!("CARGO_PKG_VERSION"),
         rep.method,
@@ -346,8 +434,9 @@ fn reordered_file(file: &MatrixMarket, r: &Reordering) -> anyhow::Result<MatrixM
         rep.window,
         rep.permute,
         rep.seed
-    ));
-    Ok(out)
+    );
+    let symmetric = rep.permute == PermuteMode::Symmetric;
+    super::apply::permuted_file(file, &r.rows, &r.cols, symmetric, note)
 }
 
 /// The file of the columns' permutation: `--perm-out` with `.cols` appended, when the columns
@@ -372,16 +461,19 @@ fn write_permutations(
     };
     let what = |side: &str| {
         format!(
-            " {side} permutation of {} by spmv-reorder (method {}): line i holds the 1-based index, \
-             in the original matrix, of the {side} placed at position i (new -> old)",
+            "{side} permutation of {} by spmv-reorder (method {})",
             args.input.as_deref().unwrap_or(Path::new("-")).display(),
             r.report.method
         )
     };
-    mtx::write_permutation(path, &r.rows, &what("row"))?;
+    let format = PermutationFormat {
+        base: args.perm_base,
+        old_to_new: false,
+    };
+    mtx::write_permutation_as(path, &r.rows, &what("row"), format)?;
     let mut written = vec![path.clone()];
     if let Some(cols) = cols_file {
-        mtx::write_permutation(&cols, &r.cols, &what("column"))?;
+        mtx::write_permutation_as(&cols, &r.cols, &what("column"), format)?;
         written.push(cols);
     }
     Ok(written)
@@ -436,212 +528,4 @@ fn show(bar: &Progress, stage: &Stage) {
         Stage::Ordering { side } => bar.stage(format!("{side}: ordering"), Unit::Share, 0),
         Stage::Measuring => bar.stage("measuring locality", Unit::Share, 0),
     }
-}
-
-/// The JSON of `--report`.
-#[derive(serde::Serialize)]
-struct JobReport<'a> {
-    input: &'a Path,
-    output: Option<&'a Path>,
-    matrix: MatrixShape,
-    read_seconds: f64,
-    /// Every stage of the job with its time and peak memory.
-    stages: Vec<StageRecord>,
-    #[serde(flatten)]
-    reorder: &'a ReorderReport,
-    bench: Option<&'a Comparison>,
-}
-
-/// Size of the input, in the report.
-#[derive(serde::Serialize)]
-struct MatrixShape {
-    nrows: usize,
-    ncols: usize,
-    nnz: usize,
-}
-
-/// The few lines a user reads after the job.
-struct Summary<'a> {
-    input: &'a Path,
-    file: &'a MatrixMarket,
-    args: &'a ReorderArgs,
-    reordering: &'a Reordering,
-    perm_files: &'a [PathBuf],
-    comparison: Option<&'a Comparison>,
-}
-
-impl Summary<'_> {
-    fn print(&self, out: &mut impl Write) -> std::io::Result<()> {
-        let r = &self.reordering.report;
-        let h = &self.file.header;
-        writeln!(
-            out,
-            "{}: {} x {}, {} nonzeros ({} {})",
-            self.input.display(),
-            self.file.nrows(),
-            self.file.ncols(),
-            self.file.nnz(),
-            h.field,
-            h.symmetry.as_str()
-        )?;
-        writeln!(
-            out,
-            "  ordering   {} ({}sampler {}, window {}, {} permutation) in {:.3} s",
-            r.method,
-            r.start
-                .as_ref()
-                .map_or(String::new(), |s| format!("start {s}, ")),
-            r.sampler,
-            r.window,
-            r.permute,
-            r.reorder_seconds
-        )?;
-        writeln!(
-            out,
-            "  locality   D {} -> {} ({}); D counts the columns that change between consecutive rows: lower is better",
-            r.d_before,
-            r.d_after,
-            percent_change(r.d_before, r.d_after)
-        )?;
-        if let Some((side, t)) = r.rows.as_ref().and_then(|s| Some((s, s.tsp.as_ref()?))) {
-            let hubs = match side.bounded_columns {
-                0 => String::new(),
-                n => format!("; {n} hub columns bounded (--hub-limit)"),
-            };
-            writeln!(
-                out,
-                "  TSP path   cost {}{} over {} windows, lower bound {} (gap {:.1}%){hubs}",
-                t.cost,
-                match t.length_change_cost {
-                    0 => String::new(),
-                    w => format!(" (D_w and {w} per change of row length)"),
-                },
-                side.windows,
-                t.lower_bound,
-                100.0 * t.gap
-            )?;
-        }
-        if let Some(c) = r.rows.as_ref().and_then(|s| s.cache_check.as_ref()) {
-            let t = Tuning::default();
-            let (margin, tie) = (t.path_margin_percent, t.model_tie_percent);
-            let (near_bound, abandon) = (t.start_near_bound_percent, t.draft_abandon_percent);
-            let path = match (&c.path, c.refined) {
-                (None, _) if let Some(near) = c.start_near_bound => {
-                    format!(
-                        "start order's D_w {} within {near_bound}% of the lower \
-                         bound {}, so no TSP path was computed",
-                        near.start_cost, near.lower_bound
-                    )
-                }
-                (None, _) => format!(
-                    "floor {}: no order can be priced {margin}% below these, so no \
-                     TSP path was computed",
-                    misses(&c.floor)
-                ),
-                (Some(path), true) => format!("TSP path {}", misses(path)),
-                (Some(path), false) if c.draft_abandoned => format!(
-                    "TSP path {} partway through 2-opt (set aside there: priced at least \
-                     {abandon}% of the cheaper order)",
-                    misses(path)
-                ),
-                (Some(path), false) => format!(
-                    "TSP path {} after 2-opt (not refined: too far behind)",
-                    misses(path)
-                ),
-            };
-            let why = if c.tied {
-                format!("input and RCM priced within {tie}%: the lower D")
-            } else {
-                "priced lowest".to_string()
-            };
-            let returned = match (c.kept, &c.path) {
-                (Kept::Path, _) => "the TSP path".to_string(),
-                (kept, path) => format!(
-                    "{} ({why}{})",
-                    if kept == Kept::Start {
-                        "RCM's order"
-                    } else {
-                        "the input order"
-                    },
-                    if path.is_some() {
-                        format!("; the path needs a {margin}% margin")
-                    } else {
-                        String::new()
-                    }
-                ),
-            };
-            writeln!(
-                out,
-                "  cache      modelled x misses (L1/L2): input {}{}, {path}: returned {returned}",
-                misses(&c.input),
-                c.start
-                    .map_or(String::new(), |m| format!(", RCM start {}", misses(&m))),
-            )?;
-        }
-        if let Some(runs) = r.length_runs {
-            let which = if runs.block >= self.reordering.rows.len() {
-                "all rows then sorted by length together".to_string()
-            } else {
-                format!("rows then sorted by length in blocks of {}", runs.block)
-            };
-            writeln!(
-                out,
-                "  runs       {which} (--length-runs), so that the CPU predicts where each row \
-                 ends; D before the runs {}",
-                runs.d_without
-            )?;
-        }
-        if let Some(c) = &r.coverage {
-            writeln!(
-                out,
-                "  sample     {} of {} nonzeros ({:.2}%), {} rows without a sample",
-                c.sampled_nnz,
-                c.nnz,
-                100.0 * c.sampled_fraction,
-                c.rows_without_sample
-            )?;
-        }
-        if let Some(c) = self.comparison {
-            let be = c
-                .break_even_iterations
-                .map_or("never (not faster)".to_string(), |n| {
-                    format!("after {n:.0} products")
-                });
-            let threads = match c.before.threads {
-                1 => "1 thread".to_string(),
-                t => format!("{t} threads"),
-            };
-            writeln!(
-                out,
-                "  SpMV       {:.4} ms -> {:.4} ms on {threads}: speedup {:.2}x, the reordering pays off {be}",
-                1e3 * c.before.median_s,
-                1e3 * c.after.median_s,
-                c.speedup
-            )?;
-        }
-        match &self.args.output {
-            Some(o) if o != Path::new("-") => writeln!(out, "  wrote      {}", o.display())?,
-            Some(_) => {}
-            None => writeln!(out, "  (no -o given: nothing written)")?,
-        }
-        for p in self.perm_files {
-            writeln!(out, "  wrote      {}", p.display())?;
-        }
-        Ok(())
-    }
-}
-
-/// `L1/L2` modelled misses of one order, as the summary prints them.
-fn misses(c: &ModelledCost) -> String {
-    format!("{}/{}", c.l1_misses, c.l2_misses)
-}
-
-fn percent_change(before: u64, after: u64) -> String {
-    if before == 0 {
-        return "unchanged".into();
-    }
-    format!(
-        "{:+.1}%",
-        100.0 * (after as f64 - before as f64) / before as f64
-    )
 }

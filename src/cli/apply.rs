@@ -1,0 +1,167 @@
+//! `spmv-reorder apply IN --perm P -o OUT`: a matrix permuted by a permutation made elsewhere
+//! (scipy's `reverse_cuthill_mckee`, METIS's `.iperm`, an earlier `--perm-out`). In library
+//! calls: `mtx::read_path`, `mtx::read_permutation_as`, `AnyCsr::permute`, `mtx::write_path`.
+
+use super::progress::{Progress, Unit};
+use super::summary::thousands;
+use super::values;
+use anyhow::Context;
+use spmv_reorder::mtx::{
+    self, IndexBase, MatrixMarket, OutputPlan, ParseError, PermutationFormat, ReadOptions,
+    Symmetry, WriteOptions,
+};
+use spmv_reorder::sparse::Permutation;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `spmv-reorder apply`.
+#[derive(Debug, clap::Args)]
+pub struct ApplyArgs {
+    /// Input Matrix Market file (`.mtx`, `.mtx.gz`, `-` for stdin).
+    input: PathBuf,
+    /// The row permutation: one index per line; `%` lines are comments.
+    ///
+    /// By default line i holds the original index of the row placed at position i (new -> old),
+    /// 1-based, as `--perm-out` writes it; --perm-base and --inverse read the other conventions.
+    /// For a square matrix it also orders the columns (P·A·Pᵀ) unless --col-perm is given.
+    #[arg(long, value_name = "FILE")]
+    perm: PathBuf,
+    /// The column permutation, in the same convention (default: --perm for a square matrix,
+    /// the columns as they are for a rectangular one).
+    #[arg(long, value_name = "FILE")]
+    col_perm: Option<PathBuf>,
+    /// First index of the permutation files: 1 (spmv-reorder, MATLAB) or 0 (scipy, numpy, METIS).
+    #[arg(long, value_name = "0|1", default_value = "1")]
+    perm_base: IndexBase,
+    /// Line i holds the new position of row i (old -> new, as METIS's .iperm).
+    #[arg(long)]
+    inverse: bool,
+    /// Where to write the permuted matrix (`.gz` compresses, `-` is stdout).
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+    /// Threads, from 1 to the CPUs this process may use (default: all of them).
+    #[arg(long, value_name = "T", value_parser = values::threads)]
+    threads: Option<usize>,
+    /// No progress bars and no summary line.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+/// Runs `spmv-reorder apply`.
+pub fn run(args: ApplyArgs) -> anyhow::Result<()> {
+    let mut plan = OutputPlan::new();
+    plan.input("input", &args.input).input("--perm", &args.perm);
+    if let Some(q) = &args.col_perm {
+        plan.input("--col-perm", q);
+    }
+    plan.output("-o", &args.output)?;
+    let progress = Progress::new(args.quiet);
+    progress.stage(format!("reading {}", args.input.display()), Unit::Bytes, 0);
+    let opts = ReadOptions {
+        threads: args.threads,
+        ..ReadOptions::default()
+    };
+    let file =
+        mtx::read_path_with_progress(&args.input, &opts, &|done, total| progress.set(done, total))?;
+    let format = PermutationFormat {
+        base: args.perm_base,
+        old_to_new: args.inverse,
+    };
+    let rows = read_perm(&args.perm, file.nrows(), format, "rows")?;
+    let square = file.nrows() == file.ncols();
+    let cols = match &args.col_perm {
+        Some(q) => read_perm(q, file.ncols(), format, "columns")?,
+        None if square => rows.clone(),
+        None => Permutation::identity(file.ncols()),
+    };
+    let symmetric = square && args.col_perm.is_none();
+    let note = format!(
+        " permuted by spmv-reorder {} apply: rows by {}{}",
+        env!("CARGO_PKG_VERSION"),
+        args.perm.display(),
+        match (&args.col_perm, symmetric) {
+            (Some(q), _) => format!(", columns by {}", q.display()),
+            (None, true) => " (and the columns alike)".into(),
+            (None, false) => String::new(),
+        }
+    );
+    progress.stage("permuting the matrix", Unit::Share, 0);
+    let permuted = permuted_file(&file, &rows, &cols, symmetric, note)?;
+    progress.stage(format!("writing {}", args.output.display()), Unit::Count, 0);
+    let write = WriteOptions {
+        threads: args.threads,
+        ..WriteOptions::default()
+    };
+    mtx::write_path_with_progress(&args.output, &permuted, &write, &|done, total| {
+        progress.set(done, total)
+    })?;
+    progress.finish();
+    if !args.quiet && args.output != Path::new("-") {
+        println!(
+            "{}: {} x {} permuted ({}), wrote {}",
+            args.input.display(),
+            thousands(file.nrows() as u64),
+            thousands(file.ncols() as u64),
+            if symmetric {
+                "P·A·Pᵀ"
+            } else {
+                "P·A·Qᵀ"
+            },
+            args.output.display()
+        );
+    }
+    Ok(())
+}
+
+/// The permutation in `path` of `len` indices, in `format`; an index outside the format's range
+/// hints at the other base.
+fn read_perm(
+    path: &Path,
+    len: usize,
+    format: PermutationFormat,
+    what: &str,
+) -> anyhow::Result<Permutation> {
+    let read = mtx::read_permutation_as(path, Some(len), format);
+    let out_of_range = read
+        .as_ref()
+        .err()
+        .and_then(|e| e.parse_error())
+        .is_some_and(|e| matches!(e, ParseError::PermutationIndexOutOfRange { .. }));
+    let context = || format!("the permutation of the {what}");
+    if !out_of_range {
+        return read.with_context(context);
+    }
+    let (base, other) = match format.base {
+        IndexBase::One => (1, 0),
+        IndexBase::Zero => (0, 1),
+    };
+    read.with_context(|| {
+        format!(
+            "{}, read {base}-based ({len} {what}); a {other}-based file needs --perm-base {other}",
+            context()
+        )
+    })
+}
+
+/// `file`'s matrix as `P·A·Qᵀ` (`P = rows`, `Q = cols`) in its field, with `note` added to its
+/// comments. Symmetric storage is kept under a `symmetric` permutation (which preserves
+/// symmetry), general storage otherwise.
+///
+/// # Errors
+/// When the permutations' lengths do not match the matrix.
+pub(super) fn permuted_file(
+    file: &MatrixMarket,
+    rows: &Permutation,
+    cols: &Permutation,
+    symmetric: bool,
+    note: String,
+) -> anyhow::Result<MatrixMarket> {
+    let matrix = file.matrix.permute(rows, cols)?;
+    let symmetry = match symmetric {
+        true => file.header.symmetry,
+        false => Symmetry::General,
+    };
+    let mut out = MatrixMarket::with_storage(matrix, file.header.format, symmetry)?;
+    out.comments = file.comments.clone();
+    out.comments.push(note);
+    Ok(out)
+}

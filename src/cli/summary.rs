@@ -1,0 +1,303 @@
+//! What the main job tells: the summary a user reads (at most six lines) and the `--report` JSON.
+
+use super::progress::StageRecord;
+use spmv_reorder::locality::ModelledCost;
+use spmv_reorder::mtx::MatrixMarket;
+use spmv_reorder::reorder::{
+    CacheCheck, Kept, Method, PermuteMode, ReorderReport, Reordering, Tuning,
+};
+use spmv_reorder::spmv::bench::{Comparison, KernelSpeedup};
+use spmv_reorder::spmv::Kernel;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The lines a user reads after the job: the input, what came back and why, `D`, the SpMV times
+/// when benchmarked, the files written.
+pub struct Summary<'a> {
+    pub input: &'a Path,
+    pub file: &'a MatrixMarket,
+    pub reordering: &'a Reordering,
+    /// The reordered matrix's file, `None` when not written (or written to stdout).
+    pub output: Option<&'a Path>,
+    pub perm_files: &'a [PathBuf],
+    pub comparison: Option<&'a Comparison>,
+}
+
+impl Summary<'_> {
+    /// Writes the summary to `out`.
+    ///
+    /// # Errors
+    /// Those of `out`.
+    pub fn print(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let r = &self.reordering.report;
+        let h = &self.file.header;
+        writeln!(
+            out,
+            "{}: {} x {}, {} nonzeros ({} {})",
+            self.input.display(),
+            thousands(self.file.nrows() as u64),
+            thousands(self.file.ncols() as u64),
+            thousands(self.file.nnz() as u64),
+            h.field,
+            h.symmetry.as_str()
+        )?;
+        writeln!(out, "  result    {}", self.result())?;
+        if let Some(c) = r.rows.as_ref().and_then(|s| s.cache_check.as_ref()) {
+            writeln!(out, "  why       {}", why(c, &Tuning::default()))?;
+        }
+        writeln!(out, "  locality  {}", locality(r))?;
+        if let Some(c) = self.comparison {
+            writeln!(out, "  SpMV      {}", spmv(c))?;
+        }
+        let written: Vec<String> = self
+            .output
+            .into_iter()
+            .chain(self.perm_files.iter().map(PathBuf::as_path))
+            .map(|p| p.display().to_string())
+            .collect();
+        match written.is_empty() {
+            true => writeln!(out, "  wrote     nothing (no -o given)"),
+            false => writeln!(out, "  wrote     {}", written.join(", ")),
+        }
+    }
+
+    /// What came back, in words: the order, the length runs after it, the sides, the time.
+    fn result(&self) -> String {
+        let r = &self.reordering.report;
+        let mut text = order_returned(r);
+        if let Some(runs) = r.length_runs {
+            text += &match runs.block >= self.reordering.rows.len() {
+                true => ", all rows then sorted by length".to_string(),
+                false => format!(", rows then sorted by length in blocks of {}", runs.block),
+            };
+        }
+        if let Some(c) = &r.coverage {
+            text += &format!(
+                ", seen through a sample of {:.1}% of the nonzeros",
+                100.0 * c.sampled_fraction
+            );
+        }
+        let bounded = r.rows.as_ref().map_or(0, |s| s.bounded_columns);
+        if bounded > 0 {
+            text += &format!(
+                ", {} hub columns bounded (--hub-limit)",
+                thousands(bounded as u64)
+            );
+        }
+        text += match r.permute {
+            PermuteMode::Symmetric => "",
+            PermuteMode::Rows => " (rows only)",
+            PermuteMode::Cols => " (columns only)",
+            PermuteMode::Both => " (rows and columns each their own order)",
+        };
+        format!("{text}, in {}", duration(r.reorder_seconds))
+    }
+}
+
+/// The order the method returned, in words.
+fn order_returned(r: &ReorderReport) -> String {
+    let side = r.rows.as_ref().or(r.cols.as_ref());
+    let kept = side.and_then(|s| s.cache_check.as_ref()).map(|c| c.kept);
+    match (r.method, kept) {
+        (Method::Tsp, Some(Kept::Start)) => "RCM's order (the TSP method's start)".into(),
+        (Method::Tsp, Some(Kept::Input)) => "the order as read".into(),
+        (Method::Tsp, _) => match side.and_then(|s| s.tsp.as_ref()) {
+            Some(t) => format!(
+                "the TSP path over {} windows of locality, {:.1}% above its lower bound",
+                thousands(side.map_or(0, |s| s.windows) as u64),
+                100.0 * t.gap
+            ),
+            None => "the TSP path".into(),
+        },
+        (Method::Rcm, _) => "RCM's order (reverse Cuthill-McKee)".into(),
+        (Method::Gorder, _) => "Gorder's order".into(),
+        (Method::Degree, _) => "the rows by decreasing number of nonzeros".into(),
+        (Method::Identity, _) => "the order as read".into(),
+        (Method::Random, _) => format!("a random order (seed {})", r.seed),
+    }
+}
+
+/// Why the cache check kept its order: the modelled `x` misses of each order it priced, and its
+/// rule.
+fn why(c: &CacheCheck, t: &Tuning) -> String {
+    let mut prices = vec![format!("as read {}", misses(&c.input))];
+    if let Some(start) = &c.start {
+        prices.push(format!("RCM {}", misses(start)));
+    }
+    if let Some(path) = &c.path {
+        let partway = if c.draft_abandoned { " (partway)" } else { "" };
+        prices.push(format!("TSP path {}{partway}", misses(path)));
+    }
+    let rule = match (c.kept, &c.path) {
+        (Kept::Path, _) => format!("the path is {}% or more below both", t.path_margin_percent),
+        _ if c.tied => format!(
+            "as read and RCM within {}%, the lower D wins",
+            t.model_tie_percent
+        ),
+        (_, Some(_)) => format!("the path must be {}% below both", t.path_margin_percent),
+        (_, None) if c.start_near_bound.is_some() => {
+            "RCM's order is near any path's lower bound, so no path was computed".into()
+        }
+        (_, None) => "no order could be cheap enough, so no path was computed".into(),
+    };
+    format!(
+        "modelled x misses per product (L1/L2): {}; {rule}",
+        prices.join(", ")
+    )
+}
+
+/// `D` before and after, and before the length runs when they were made.
+fn locality(r: &ReorderReport) -> String {
+    let runs = r.length_runs.map_or(String::new(), |runs| {
+        format!(", {} before the length runs", thousands(runs.d_without))
+    });
+    format!(
+        "D {} -> {} (columns that change from one row to the next{runs})",
+        thousands(r.d_before),
+        thousands(r.d_after)
+    )
+}
+
+/// The SpMV times before and after with the kernel named, the speedup and the break-even only
+/// when it exists.
+fn spmv(c: &Comparison) -> String {
+    let threads = match c.before.threads {
+        1 => "1 thread".to_string(),
+        t => format!("{t} threads"),
+    };
+    let kernels = match (c.before.best_kernel, c.after.best_kernel) {
+        (b, a) if b == a => format!("{b}"),
+        (b, a) => format!("{b} before, {a} after"),
+    };
+    let mut text = format!(
+        "{} ms -> {} ms per product ({kernels}, {threads}): {:.2}x as fast",
+        millis(c.before.median_s),
+        millis(c.after.median_s),
+        c.speedup
+    );
+    if let Some(n) = c.break_even_iterations {
+        text += &format!(", paid back after {} products", thousands(n.ceil() as u64));
+    }
+    text
+}
+
+/// Seconds as `0.42 s`, or milliseconds below a hundredth of a second.
+fn duration(seconds: f64) -> String {
+    match seconds {
+        s if s >= 0.01 => format!("{s:.2} s"),
+        s => format!("{:.1} ms", 1e3 * s),
+    }
+}
+
+/// `L1/L2` modelled misses of one order.
+fn misses(c: &ModelledCost) -> String {
+    format!("{}/{}", thousands(c.l1_misses), thousands(c.l2_misses))
+}
+
+/// Milliseconds with three significant digits or more.
+fn millis(seconds: f64) -> String {
+    let ms = 1e3 * seconds;
+    match ms {
+        m if m >= 100.0 => format!("{m:.0}"),
+        m if m >= 1.0 => format!("{m:.2}"),
+        m => format!("{m:.4}"),
+    }
+}
+
+/// `n` with commas between groups of three digits.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// The JSON of `--report`: the job's files and stages, the reordering's report and, with
+/// `--bench`, the SpMV figures (in full with `--report-details`).
+#[derive(serde::Serialize)]
+pub struct JobReport<'a> {
+    pub input: &'a Path,
+    pub output: Option<&'a Path>,
+    pub matrix: MatrixShape,
+    pub read_seconds: f64,
+    /// Every stage of the job with its time and peak memory.
+    pub stages: Vec<StageRecord>,
+    #[serde(flatten)]
+    pub reorder: &'a ReorderReport,
+    pub bench: Option<BenchFigures<'a>>,
+}
+
+/// Size of the input, in the report.
+#[derive(serde::Serialize)]
+pub struct MatrixShape {
+    pub nrows: usize,
+    pub ncols: usize,
+    pub nnz: usize,
+}
+
+/// The SpMV figures of the report: the comparison in full, or its headline figures.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+pub enum BenchFigures<'a> {
+    /// Every figure of both benchmarks (threads' bindings, the triad, pages of each array).
+    Full(&'a Comparison),
+    /// The best kernels' medians, the speedup per kernel and the break-even.
+    Headline(BenchHeadline<'a>),
+}
+
+/// The headline figures of a before/after benchmark.
+#[derive(serde::Serialize)]
+pub struct BenchHeadline<'a> {
+    threads: usize,
+    best_kernel_before: Kernel,
+    best_kernel_after: Kernel,
+    before_median_s: f64,
+    after_median_s: f64,
+    speedup: f64,
+    kernels: &'a [KernelSpeedup],
+    reorder_cost_in_spmvs: Option<f64>,
+    break_even_iterations: Option<f64>,
+}
+
+impl<'a> BenchFigures<'a> {
+    /// The figures of `c`: all of them when `details`, else the headline.
+    pub fn of(c: &'a Comparison, details: bool) -> Self {
+        if details {
+            return BenchFigures::Full(c);
+        }
+        BenchFigures::Headline(BenchHeadline {
+            threads: c.before.threads,
+            best_kernel_before: c.before.best_kernel,
+            best_kernel_after: c.after.best_kernel,
+            before_median_s: c.before.median_s,
+            after_median_s: c.after.median_s,
+            speedup: c.speedup,
+            kernels: &c.kernels,
+            reorder_cost_in_spmvs: c.reorder_cost_in_spmvs,
+            break_even_iterations: c.break_even_iterations,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_easily() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(millis(0.000_085_4), "0.0854");
+        assert_eq!(millis(0.012_345), "12.35");
+        assert_eq!(millis(0.25), "250");
+        assert_eq!(duration(0.4213), "0.42 s");
+        assert_eq!(duration(0.0031), "3.1 ms");
+    }
+}
