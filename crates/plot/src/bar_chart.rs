@@ -259,7 +259,7 @@ fn series_colour(s: usize) -> String {
     }
     let k = (s - PALETTE.len()) as f64;
     let hue = (k * 137.507_764 + 20.0) % 360.0;
-    let lightness = if s % 2 == 0 { 0.38 } else { 0.58 };
+    let lightness = if s.is_multiple_of(2) { 0.38 } else { 0.58 };
     let (r, g, b) = hsl_to_rgb(hue, 0.65, lightness);
     format!("#{r:02X}{g:02X}{b:02X}")
 }
