@@ -61,3 +61,8 @@ pub use spmv_reorder_sampling as sampling;
 pub use spmv_reorder_sparse as sparse;
 pub use spmv_reorder_spmv as spmv;
 pub use spmv_reorder_tsp as tsp;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -19,12 +19,6 @@ pub fn matrix(name: &str) -> PathBuf {
     root().join("matrices").join(name)
 }
 
-/// `../shared` beside the repository, when present.
-pub fn shared_dir() -> Option<PathBuf> {
-    let p = root().join("..").join("shared");
-    p.is_dir().then_some(p)
-}
-
 /// A fresh temporary directory for one test.
 pub fn temp_dir() -> tempfile::TempDir {
     tempfile::tempdir().expect("create temp dir")
