@@ -7,7 +7,7 @@
 //! random sample (each nonzero kept with probability `p`, a seeded sampler local to this bench),
 //! each with one row per window (`w=1`) and with variable windows; and `cache-check`, the
 //! [`CacheModel`] replays of the input order and RCM's that every default `tsp` run makes (side by
-//! side on the pool's threads, as the pipeline prices them). Targets (issue 3): full information
+//! side on the pool's threads, as the pipeline prices them). Targets: full information
 //! within 20 SpMV-equivalents, 2% sample within 3; the cache check within 15.
 //!
 //! The target is checked on the side-by-side ratio: each build is timed right after its own unit
@@ -16,8 +16,8 @@
 //!
 //! Each case also prints its first build in the process and the page faults of the builds: the
 //! median is of repeated builds, which reuse memory the allocator kept from the ones before, where
-//! a user's single build takes every page fresh from the kernel (about 2 µs a page on a KVM
-//! guest). The first build is that single build for the first case of a process: run a case
+//! a user's single build takes every page fresh from the kernel (microseconds a page on a
+//! virtual machine). The first build is that single build for the first case of a process: run a case
 //! alone (`--cases`) for its figure.
 //!
 //! ```text
@@ -34,8 +34,8 @@ use spmv_reorder_peers::{reverse_cuthill_mckee, RcmStart};
 use spmv_reorder_sparse::{CsrMatrix, Permutation};
 use std::time::{Duration, Instant};
 
-/// The cache check's replays, in SpMV-equivalents side by side. Measured 9.9-12.4 on the
-/// shuffled 100³ grid at 2 threads (Intel Xeon host, fourteenth session; docs/RESULTS.md).
+/// The cache check's replays, in SpMV-equivalents side by side, on the shuffled 100³ grid
+/// (figures in docs/results.md).
 const CHECK_TARGET: f64 = 15.0;
 
 /// Command-line settings.
@@ -101,8 +101,8 @@ fn process_cpu_time() -> Option<Duration> {
     ))
 }
 
-/// Minor page faults of the process so far: first writes to fresh pages, about 2 µs each on a
-/// KVM guest, which is why the graph keeps its arrays small.
+/// Minor page faults of the process so far: first writes to fresh pages, microseconds each on a
+/// virtual machine, which is why the graph keeps its arrays small.
 fn page_faults() -> u64 {
     process_stat(10).unwrap_or(0)
 }

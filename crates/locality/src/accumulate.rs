@@ -112,8 +112,8 @@ impl HashAccumulator {
     /// modulo this constant too, which lets the compiler drop the bounds checks.
     const CAPACITY: usize = 2 * HASH_MAX_WORK;
     /// Table slots per add, up to [`Self::CAPACITY`]: load at most 1/4, so that the first probe
-    /// nearly always ends the search (its exit branch then predicts well; measured about 5%
-    /// faster than load 1/2 on a shuffled grid, where keys arrive at random).
+    /// nearly always ends the search (its exit branch then predicts well; measured faster than
+    /// load 1/2 on a shuffled grid, where keys arrive at random).
     const SLOTS_PER_ADD: usize = 4;
 
     /// Prepares for at most `adds` calls to `add` before the next drain. Must follow a drain.

@@ -69,9 +69,8 @@ pub fn x_misses<T: Value>(
 /// `row_ptr` entry, per nonzero its `u32` column index and `f64` value (read in the order of `B`,
 /// so sequentially), and the row's `y` store. These streams are the same whatever the order, but
 /// they take ways away from `x`: on rows with many nonzeros the `x` lines of the previous rows are
-/// gone sooner than an `x`-only model assumes. Under cachegrind the `x`-only model called RCM's
-/// order 3.3x better than a TSP path on e40r0100 (32 nonzeros a row) where the simulated L1 had
-/// 0.7% *fewer* misses with the path; this model gives 1.04x. Each array starts at a set boundary
+/// gone sooner than an `x`-only model assumes (on e40r0100, 32 nonzeros a row, an `x`-only model
+/// ranked two orders the other way round from cachegrind). Each array starts at a set boundary
 /// of every level (large allocations are page-aligned). Returns the `x` misses of each level.
 ///
 /// # Panics
@@ -206,12 +205,11 @@ impl Divide {
 /// What the `x` reads of one SpMV are modelled to cost: [`spmv_x_misses`] in an L1 and an L2,
 /// each miss priced by the latency of the level that serves it.
 ///
-/// The default is one core of this project's machines (hwloc: L1d 32 KiB, L2 1 MiB) with
-/// load-to-use latencies typical of current x86 server cores: about 14 cycles from L2 and 50-70
-/// from L3 (60 is used for L3 or beyond; DRAM costs more, so this errs towards L1). Pricing L2
-/// misses matters where `x` exceeds L2: on a shuffled 60³ Poisson grid a TSP path had 3% fewer L1
-/// misses than RCM under cachegrind but 3.5% more L2 misses, and the second session timed such a
-/// path 15% slower than RCM (docs/RESULTS.md).
+/// The default is one core of a current x86 server (L1d 32 KiB, L2 1 MiB) with load-to-use
+/// latencies typical of such cores: about 14 cycles from L2 and 50-70 from L3 (60 is used for L3
+/// or beyond; DRAM costs more, so this errs towards L1). Pricing L2 misses matters where `x`
+/// exceeds L2: on a shuffled 60³ Poisson grid a TSP path had fewer L1 misses than RCM under
+/// cachegrind but more L2 misses, and ran slower (docs/results.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CacheModel {
     /// The first level.

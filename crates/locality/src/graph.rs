@@ -233,9 +233,8 @@ impl<'a> WindowGraph<'a> {
                 .enumerate()
                 .map(|(chunk, ((range, f), c))| {
                     // One `u32` per candidate, not a neighbour and an overlap of `u32` each: a
-                    // fresh page costs about 2 µs on its first write here (KVM guest), so the 32
-                    // MB saved were about 12 ms of CPU time of the 1M-row grid's full-information
-                    // build. Never zeroed: one zeroed array for all chunks, when the allocator
+                    // fresh page costs microseconds on its first write, a visible share of a
+                    // large build. Never zeroed: one zeroed array for all chunks, when the allocator
                     // reused it from its heap, was cleared in full, which on a sample's sparse
                     // graph wrote 32 MB for a few thousand candidates.
                     let slots = Vec::with_capacity(range.len() * stride);
@@ -551,10 +550,8 @@ struct Scratch<K> {
 
 /// Windows searched together: the random index reads of a batch are prefetched while the previous
 /// batch is computed (see [`CandidateSearch::run_chunk`]). Small enough that the lines prefetched
-/// for the next batch (about ten per window) stay in L1 until it is computed: with prefetching,
-/// on the shuffled 1M-row grid, w=1, one thread, 16 measured 476-498 ms (best of 9, three
-/// alternated runs) against 527-552 ms for 64; 8 was alike to 16. (Before prefetching, with plain
-/// touches just before a batch, 64 measured about 9% faster than 256.)
+/// for the next batch (about ten per window) stay in L1 until it is computed (on the shuffled
+/// 1M-row grid 16 measured faster than 64, and alike to 8).
 const BATCH: usize = 16;
 
 /// The index spans of a batch of windows.
@@ -722,8 +719,8 @@ impl<O: Offset, R: Ranking> CandidateSearch<'_, O, R> {
     }
 
     /// Prefetches the first and last index entries of every span of window number `b` of
-    /// `batch`, if there is one (a span of a few entries often straddles two cache lines; touching
-    /// only the first measured 25% slower).
+    /// `batch`, if there is one (a span of a few entries often straddles two cache lines, and
+    /// touching only the first measured slower).
     fn prefetch_entries(&self, batch: &Batch, b: usize) {
         if self.index.is_strided() {
             // `prefetch_offsets` asked for the lists themselves.

@@ -17,7 +17,8 @@ use std::borrow::Cow;
 /// Nodes per rayon task: enough work per task to amortise scheduling.
 const NODES_PER_TASK: usize = 4096;
 /// Below this many stored entries the per-node passes run on the calling thread: handing a job to
-/// the rayon pool costs more than the pass itself (measured: 2-3x slower RCM on `bcsstk13`).
+/// the rayon pool costs more than the pass itself (RCM on a matrix of bcsstk13's size was
+/// slower in parallel).
 const PARALLEL_MIN_NNZ: usize = 200_000;
 
 /// An undirected graph as one or two adjacency lists per node, possibly borrowing a matrix's arrays.

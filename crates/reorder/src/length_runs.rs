@@ -3,9 +3,8 @@
 //!
 //! Why: a CSR product ends every row's inner loop on a branch whose trip count is the row's
 //! length. When consecutive rows change length the branch predictor misses at most row ends, at
-//! about 15 cycles each. On rows of a few nonzeros that is most of the product: with every column
-//! index set to 0 (so `x` is one cached value), the shuffled `delaunay_n15`'s rows in RCM's order
-//! took 207 µs a product on an AMD EPYC, and in blocks of 32 sorted by length 83 µs. Sorting
+//! about 15 cycles each. On rows of a few nonzeros that is most of the product (docs/tuning.md,
+//! "Length runs", measures it with `x` held in one cached value). Sorting
 //! inside blocks keeps each row within `block - 1` places of where the ordering put it, so the
 //! `x` locality the ordering made is kept where `x` exceeds the caches.
 

@@ -505,8 +505,8 @@ fn place<'a>(
 
 /// Rounds of [`SpmvPlan::tune_prefetch`] before a kernel's samples: five products with and five
 /// without the prefetch, each after an untimed one. With three, a loaded machine made the choice
-/// differ between kernels of the same matrix; with five it matched the better side of every
-/// matrix of the sixth session's measurements (docs/RESULTS.md), twice.
+/// differ between kernels of the same matrix; with five it matched the better side on every
+/// matrix measured, twice.
 const PREFETCH_TUNING_ROUNDS: usize = 5;
 
 /// Times every plan: warm-up (also choosing how many products make one sample), then
@@ -545,10 +545,9 @@ fn time_interleaved(
         for m in order {
             // An untimed sample first: after the triad's sweep over 240 MB the machine runs
             // slower for a millisecond or more (one warm-up product was not enough), and a matrix
-            // timed right after another starts with its lines evicted. Measured with `bench A
-            // --after A` on astro-ph, 1 thread: the first matrix came out 1.03-1.66x slower than
-            // the same matrix second; with this sample and the alternating order, the best
-            // kernels' ratio was 0.985-1.003 over four runs.
+            // timed right after another starts with its lines evicted. With this sample and the
+            // alternating order, `bench A --after A` gives the same matrix the same time
+            // (docs/results.md).
             for _ in 0..products[m] {
                 plans[m].mul_vec(&placed[m].x, &mut ys[m], par);
             }

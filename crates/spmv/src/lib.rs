@@ -46,14 +46,14 @@
 //!   prefetched (one left-to-right chain per row then limits the loop).
 //! - **Software prefetch, on large matrices whose columns stay near the diagonal.** When
 //!   `values` and `col_idx` take at least [`PREFETCH_MIN_BYTES`], the unchecked body requests
-//!   their cache lines [`PREFETCH_AHEAD`] bytes ahead: on the machine measured, this made the
-//!   product 1.2-1.7 times as fast on 3D grids of 216k to 1M rows, the hardware prefetcher alone
-//!   keeping too few misses in flight. On matrices that fit in the caches the same instructions
-//!   made it up to 27% slower, hence the size threshold; on a shuffled grid, whose `x` reads miss
-//!   the caches, 20-25% slower, hence the second condition: 7/8 of the nonzeros within
-//!   [`PREFETCH_NEAR_COLUMNS`] of the diagonal ([`prefetch_pays`], counted in the pass that checks
-//!   the column indices). That guess was wrong by 5-10% on a random geometric graph, both
-//!   ways, so [`SpmvPlan::tune_prefetch`] times both choices and keeps the faster; the benchmark
+//!   their cache lines [`PREFETCH_AHEAD`] bytes ahead, because the hardware prefetcher alone
+//!   keeps too few misses in flight on large bandwidth-bound products. On matrices that fit in
+//!   the caches the same instructions only cost, hence the size threshold; on a shuffled grid,
+//!   whose `x` reads miss the caches, they compete with those reads, hence the second condition:
+//!   7/8 of the nonzeros within [`PREFETCH_NEAR_COLUMNS`] of the diagonal ([`prefetch_pays`],
+//!   counted in the pass that checks the column indices). That guess can be wrong either way
+//!   (docs/results.md, "SpMV kernels"), so [`SpmvPlan::tune_prefetch`] times both choices and
+//!   keeps the faster; the benchmark
 //!   harness tunes every plan before its samples. `x` is not prefetched (its accesses depend on
 //!   the column indices; prefetching it measured slower).
 //! - **A team, not a pool per product.** The caller is thread 0 and persistent workers are threads

@@ -71,11 +71,9 @@ impl<'a> SpmvPlan<'a> {
     /// cost there) or one whose column indices were not all in range (the checked body never
     /// prefetches). Results do not depend on the choice, only the time does.
     ///
-    /// Whether the prefetch pays depends on more than what [`prefetch_pays`] sees. On the shuffled
-    /// 1M-row 3D grid the product was 20-25% faster without it, on a shuffled random geometric
-    /// graph of 400k rows about 10% faster with it, though most columns of both are far from the
-    /// diagonal; on that graph in its natural order, 5-10% faster without (2 threads). Call this
-    /// once before a long run of products.
+    /// Whether the prefetch pays depends on more than what [`prefetch_pays`] sees: matrices whose
+    /// columns are mostly far from the diagonal went either way when measured (docs/results.md,
+    /// "SpMV kernels"). Call this once before a long run of products.
     ///
     /// # Panics
     /// As [`Self::mul_vec`].
@@ -173,18 +171,15 @@ pub fn mul_vec(a: &CsrMatrix<f64>, x: &[f64], y: &mut [f64], kernel: Kernel, par
 }
 
 /// How far ahead of the row being summed the unchecked body prefetches `values` and `col_idx`, in
-/// bytes of each array (256 nonzeros of `values`, 512 of `col_idx`). Measured on the 1M-row 3D
-/// Poisson grid, side by side in one run: the product became 1.4-1.7 times as fast (1 and 2
-/// threads), from about 50-75% to 85-95% of the triad; 1 KiB was slower and 4 KiB no faster. The
-/// hardware prefetcher of the machine measured (a 2-vCPU KVM guest on AMD EPYC, 32 MiB L3) does
-/// not keep enough lines of these streams in flight alone.
+/// bytes of each array (256 nonzeros of `values`, 512 of `col_idx`): far enough ahead that a
+/// bandwidth-bound product keeps enough lines of these streams in flight, which the hardware
+/// prefetcher measured did not do alone; 1 KiB measured slower, 4 KiB no faster
+/// (docs/results.md, "SpMV kernels").
 pub const PREFETCH_AHEAD: usize = 2048;
 
-/// The size of `values` plus `col_idx` (bytes) from which [`SpmvPlan::mul_vec`] prefetches. On
-/// matrices that stay in the caches the prefetch instructions only cost: 0-27% on 1 thread on the
-/// bundled matrices (all under 7 MB), up to 8% on a 3D Poisson grid of 125k rows (10 MB); from
-/// 216k rows (18 MB) prefetching made the product 1.2-1.6 times as fast (1 and 2 threads). Half
-/// the 32 MiB L3 of the machine measured.
+/// The size of `values` plus `col_idx` (bytes) from which [`SpmvPlan::mul_vec`] prefetches: on
+/// matrices that stay in the caches the prefetch instructions only cost, and the measured gains
+/// began between 10 and 18 MB (half a 32 MiB L3).
 pub const PREFETCH_MIN_BYTES: usize = 16 << 20;
 
 /// How far from the diagonal (in columns, after scaling the row to the columns' range) a nonzero
@@ -293,9 +288,7 @@ fn block_product<const CHECKED: bool, const PREFETCH: bool>(
 
 /// `Σ vals[k]·x[cols[k]]` for `k` in `range`, in [`row_sum`]'s order, without bounds checks.
 /// An index loop over the whole arrays instead of zipped sub-slices: the slicing's checks and the
-/// zip cost about 5% of the product on a 1M-row grid (74-76% of the triad before, 78-82% after,
-/// 2 threads; measured on the Intel host of the second session, before the prefetch and the two
-/// accumulators; the README has the current figures).
+/// zip measured a few percent of a bandwidth-bound product.
 ///
 /// # Safety
 /// `range.end <= cols.len()`, `range.end <= vals.len()`, `range.start <= range.end`, and every
@@ -326,7 +319,7 @@ const LINE_BYTES: usize = 64;
 /// the branches predictable on rows of varying length; a line requested twice costs little.
 /// Lines past the block or the array are harmless (a prefetch never faults). Written as a plain
 /// `while` loop: with `step_by`, the compiler computed a trip count and unrolled the loop, which
-/// made the product on 216k- to 1M-row grids 10-40% slower than this form.
+/// measured slower on large grids than this form.
 #[inline(always)]
 fn prefetch_ahead(vals: &[f64], cols: &[u32], range: std::ops::Range<usize>) {
     const VALUES_AHEAD: usize = PREFETCH_AHEAD / std::mem::size_of::<f64>();

@@ -39,8 +39,8 @@
 //!   shorter side, up to `n/2` swaps per flip) is fastest on small instances; [`tour::TwoLevelTour`]
 //!   (Fredman et al.'s two-level doubly-linked list, O(√n) per flip) takes over from
 //!   [`TWO_LEVEL_MIN_NODES`] nodes ([`TourKind`]). Both make identical moves, so results do not depend
-//!   on the choice; on 10k uniform points with 10k kicks the two-level list needed 2.6 s of CPU against
-//!   7.3 s for the array (measured before the two-level list's rank-array runs, which made it faster).
+//!   on the choice; on 10k uniform points with many kicks the two-level list needed about a third
+//!   of the array's time.
 //! - **Greedy start.** Greedy matching gives the best starts for 2-opt and LK (Johnson & McGeoch);
 //!   leftover fragments are chained through a bounded oracle scan, so no stage is quadratic.
 //! - **Internal ids follow the initial path.** The improvement stages renumber the nodes in the order of
