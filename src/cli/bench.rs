@@ -250,6 +250,33 @@ fn write_report(
     )
 }
 
+/// One line per kernel: medians before and after, speedup, effective bandwidths.
+fn write_kernel_speedups(out: &mut impl Write, c: &Comparison) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{:<13} {:>14} {:>14} {:>8} {:>12} {:>12}",
+        "kernel", "before_med_ms", "after_med_ms", "speedup", "before_GB/s", "after_GB/s"
+    )?;
+    for ((s, b), a) in c
+        .kernels
+        .iter()
+        .zip(&c.before.kernels)
+        .zip(&c.after.kernels)
+    {
+        writeln!(
+            out,
+            "{:<13} {:>14.4} {:>14.4} {:>8.3} {:>12.2} {:>12.2}",
+            s.kernel.name(),
+            s.before_median_s * 1e3,
+            s.after_median_s * 1e3,
+            s.speedup,
+            b.gbytes_per_s,
+            a.gbytes_per_s
+        )?;
+    }
+    Ok(())
+}
+
 fn write_comparison(
     out: &mut impl Write,
     args: &BenchArgs,
@@ -287,28 +314,7 @@ fn write_comparison(
         prefetch(&c.before),
         prefetch(&c.after)
     )?;
-    writeln!(
-        out,
-        "{:<13} {:>14} {:>14} {:>8} {:>12} {:>12}",
-        "kernel", "before_med_ms", "after_med_ms", "speedup", "before_GB/s", "after_GB/s"
-    )?;
-    for ((s, b), a) in c
-        .kernels
-        .iter()
-        .zip(&c.before.kernels)
-        .zip(&c.after.kernels)
-    {
-        writeln!(
-            out,
-            "{:<13} {:>14.4} {:>14.4} {:>8.3} {:>12.2} {:>12.2}",
-            s.kernel.name(),
-            s.before_median_s * 1e3,
-            s.after_median_s * 1e3,
-            s.speedup,
-            b.gbytes_per_s,
-            a.gbytes_per_s
-        )?;
-    }
+    write_kernel_speedups(out, c)?;
     writeln!(
         out,
         "speedup (best kernel before {} / after {}): {:.3}",

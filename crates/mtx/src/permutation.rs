@@ -182,6 +182,32 @@ fn parse_permutation_as(
     len: Option<usize>,
     format: PermutationFormat,
 ) -> Result<Permutation, MtxError> {
+    let indices = index_lines(bytes)?;
+    let n = len.map_or(indices.len() as u64, |l| l as u64);
+    let new_to_old = zero_based(&indices, n, format.base)?;
+    if new_to_old.len() as u64 != n {
+        let lines = memchr::memchr_iter(b'\n', bytes).count() as u64;
+        // The line where the file ends (after the last line break, or the unfinished last line).
+        let end = lines + 1;
+        return Err(MtxError::at(
+            end,
+            ParseError::WrongLength {
+                expected: n,
+                found: new_to_old.len() as u64,
+            },
+        ));
+    }
+    let indices = new_to_old;
+    let p = if format.old_to_new {
+        Permutation::from_old_to_new(indices)
+    } else {
+        Permutation::from_new_to_old(indices)
+    };
+    Ok(p.expect("validated above"))
+}
+
+/// The indices of a permutation file with their line numbers, comments and blank lines skipped.
+fn index_lines(bytes: &[u8]) -> Result<Vec<(u64, u64)>, MtxError> {
     let mut indices: Vec<(u64, u64)> = Vec::new();
     for (number, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let line_no = number as u64 + 1;
@@ -218,11 +244,16 @@ fn parse_permutation_as(
         };
         indices.push((index, line_no));
     }
-    let n = len.map_or(indices.len() as u64, |l| l as u64);
-    let base = format.base.first();
+    Ok(indices)
+}
+
+/// `indices` (with their lines) made 0-based from `base`, each checked to be in range and seen
+/// once.
+fn zero_based(indices: &[(u64, u64)], n: u64, base: IndexBase) -> Result<Vec<usize>, MtxError> {
+    let base = base.first();
     let mut first_line = vec![0u64; n as usize];
     let mut new_to_old = Vec::with_capacity(indices.len());
-    for &(index, line) in &indices {
+    for &(index, line) in indices {
         if index < base || index - base >= n {
             return Err(MtxError::at(
                 line,
@@ -246,25 +277,7 @@ fn parse_permutation_as(
         *seen = line;
         new_to_old.push((index - base) as usize);
     }
-    if new_to_old.len() as u64 != n {
-        let lines = memchr::memchr_iter(b'\n', bytes).count() as u64;
-        // The line where the file ends (after the last line break, or the unfinished last line).
-        let end = lines + 1;
-        return Err(MtxError::at(
-            end,
-            ParseError::WrongLength {
-                expected: n,
-                found: new_to_old.len() as u64,
-            },
-        ));
-    }
-    let indices = new_to_old;
-    let p = if format.old_to_new {
-        Permutation::from_old_to_new(indices)
-    } else {
-        Permutation::from_new_to_old(indices)
-    };
-    Ok(p.expect("validated above"))
+    Ok(new_to_old)
 }
 
 #[cfg(test)]

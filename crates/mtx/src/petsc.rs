@@ -92,8 +92,36 @@ pub(crate) fn read_petsc<R: Read + Seek>(
         }));
     }
     let row_ptr = read_row_ptr(&mut r, width, nrows, nnz)?;
-    let col_idx = npy::read_data(
-        &mut r,
+    let col_idx = read_col_idx(&mut r, width, nnz, ncols)?;
+    let scalar = scalar_bytes(&mut r, len - needed, nnz)?;
+    let shape = (nrows as usize, ncols as usize);
+    let pool = Pool::new(opts.threads)?;
+    let matrix = match read_values(&mut r, scalar, nnz)? {
+        Values::Complex(vals) => AnyCsr::Complex(
+            pool.install(|| assemble::canonical(shape.0, shape.1, row_ptr, col_idx, vals))
+                .map_err(err)?,
+        ),
+        Values::Real(vals) => AnyCsr::Real(
+            pool.install(|| assemble::canonical(shape.0, shape.1, row_ptr, col_idx, vals))
+                .map_err(err)?,
+        ),
+    };
+    Ok(MatrixMarket {
+        header: Header::general(matrix.field()),
+        comments: Vec::new(),
+        matrix,
+    })
+}
+
+/// The `nnz` column indices, each checked to be below `ncols`.
+fn read_col_idx<R: Read>(
+    r: &mut R,
+    width: usize,
+    nnz: u64,
+    ncols: u64,
+) -> Result<Vec<u32>, MtxError> {
+    npy::read_data(
+        r,
         &array(Kind::Int, width, nnz),
         "column indices",
         |position, b| {
@@ -110,40 +138,34 @@ pub(crate) fn read_petsc<R: Read + Seek>(
             }
         },
     )
-    .map_err(err)?;
-    let scalar = scalar_bytes(&mut r, len - needed, nnz)?;
-    let shape = (nrows as usize, ncols as usize);
-    let pool = Pool::new(opts.threads)?;
-    let matrix = match scalar {
-        16 => {
-            let vals = npy::read_data(&mut r, &array(Kind::Complex, 16, nnz), "values", |_, b| {
-                Ok(Complex64::new(
-                    npy::float(&b[..8], true),
-                    npy::float(&b[8..], true),
-                ))
-            })
-            .map_err(err)?;
-            AnyCsr::Complex(
-                pool.install(|| assemble::canonical(shape.0, shape.1, row_ptr, col_idx, vals))
-                    .map_err(err)?,
-            )
-        }
-        size => {
-            let vals = npy::read_data(&mut r, &array(Kind::Float, size, nnz), "values", |_, b| {
-                Ok(npy::float(b, true))
-            })
-            .map_err(err)?;
-            AnyCsr::Real(
-                pool.install(|| assemble::canonical(shape.0, shape.1, row_ptr, col_idx, vals))
-                    .map_err(err)?,
-            )
-        }
+    .map_err(err)
+}
+
+/// The values of a PETSc file, real or complex.
+enum Values {
+    Real(Vec<f64>),
+    Complex(Vec<Complex64>),
+}
+
+/// The `nnz` values of `scalar` bytes each (16: complex, else real).
+fn read_values<R: Read>(r: &mut R, scalar: usize, nnz: u64) -> Result<Values, MtxError> {
+    let values = if scalar == 16 {
+        let complex = |_, b: &[u8]| {
+            Ok(Complex64::new(
+                npy::float(&b[..8], true),
+                npy::float(&b[8..], true),
+            ))
+        };
+        Values::Complex(
+            npy::read_data(r, &array(Kind::Complex, 16, nnz), "values", complex).map_err(err)?,
+        )
+    } else {
+        let real = |_, b: &[u8]| Ok(npy::float(b, true));
+        Values::Real(
+            npy::read_data(r, &array(Kind::Float, scalar, nnz), "values", real).map_err(err)?,
+        )
     };
-    Ok(MatrixMarket {
-        header: Header::general(matrix.field()),
-        comments: Vec::new(),
-        matrix,
-    })
+    Ok(values)
 }
 
 /// Bytes per `PetscInt`, from the class id.

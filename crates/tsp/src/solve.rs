@@ -587,12 +587,25 @@ impl Solver<'_, '_, '_> {
         }
         tour.commit();
         self.stats.local_search_s = t.elapsed().as_secs_f64();
+        self.after_local_search(ctx, tour, improver, &mut queue, (cost, done))
+    }
+
+    /// Records the local search's outcome `(cost, reached a local optimum)`, then runs the chained
+    /// kicks from a local optimum when asked. Returns the tracked path cost.
+    fn after_local_search<T: Tour, I: Improver>(
+        &mut self,
+        ctx: &Context<'_>,
+        tour: &mut Journal<T>,
+        improver: &mut I,
+        queue: &mut ActiveQueue,
+        (mut cost, done): (i64, bool),
+    ) -> i64 {
         self.stats.after_local_search_cost = cost;
         self.stats.reached_local_optimum = done;
         self.report(Phase::LocalSearch, cost, 0, 1.0);
         if self.opts.chained && done && tour.len() >= 5 {
             let t = Instant::now();
-            cost = self.kicks(ctx, tour, improver, &mut queue, cost);
+            cost = self.kicks(ctx, tour, improver, queue, cost);
             self.stats.kicks_s = t.elapsed().as_secs_f64();
         }
         cost
