@@ -84,6 +84,31 @@ pub fn spmv_x_misses<T: Value>(
     replay(a, rows, cols, levels, true)
 }
 
+/// Asks for the reads at random of the rows after row `i` of the new order while row `i` is
+/// replayed (the replay waited on them: most of its own time on a shuffled grid): the next row's
+/// `x` positions in `col_pos` (an array as long as `x`; `None` when columns keep their order),
+/// the columns of the row after, and the offsets of the one after that.
+fn ask_ahead<T: Value>(
+    a: &CsrMatrix<T>,
+    new_to_old: &[usize],
+    i: usize,
+    col_pos: Option<&[usize]>,
+) {
+    let (row_ptr, col_idx) = (a.row_ptr(), a.col_idx());
+    if let (Some(&next), Some(col_pos)) = (new_to_old.get(i + 1), col_pos) {
+        for &c in a.row(next).0 {
+            prefetch(col_pos, c as usize);
+        }
+    }
+    if let Some(&after) = new_to_old.get(i + 2) {
+        prefetch(col_idx, row_ptr[after]);
+        prefetch(col_idx, row_ptr[after + 1].saturating_sub(1));
+    }
+    if let Some(&later) = new_to_old.get(i + 3) {
+        prefetch(row_ptr, later);
+    }
+}
+
 /// The one replay behind [`x_misses`] and [`spmv_x_misses`]: the `x` reads of `y = B·x` in row
 /// order through `levels`, with the matrix streams and `y` when `streams` is set. Returns the
 /// `x` misses of each level.
@@ -134,24 +159,8 @@ fn replay<T: Value>(
     let cols_as_read = cols.is_identity();
     let new_to_old = rows.new_to_old();
     let mut k = 0usize;
-    let (row_ptr, col_idx) = (a.row_ptr(), a.col_idx());
     for (i, &old_row) in new_to_old.iter().enumerate() {
-        // Reads at random, asked for ahead while this row is replayed (the replay waited on them:
-        // 92% of its own time was one of them on the shuffled 1M-row grid): the next row's `x`
-        // positions (from an array as long as `x`), and, for a permuted row order, the row
-        // after's columns and the offsets of the one after that.
-        if let Some(&next) = new_to_old.get(i + 1).filter(|_| !cols_as_read) {
-            for &c in a.row(next).0 {
-                prefetch(col_pos, c as usize);
-            }
-        }
-        if let Some(&after) = new_to_old.get(i + 2) {
-            prefetch(col_idx, row_ptr[after]);
-            prefetch(col_idx, row_ptr[after + 1].saturating_sub(1));
-        }
-        if let Some(&later) = new_to_old.get(i + 3) {
-            prefetch(row_ptr, later);
-        }
+        ask_ahead(a, new_to_old, i, (!cols_as_read).then_some(col_pos));
         if streams {
             touch(ptr_base + to_line.of((i + 1) * 8));
         }

@@ -113,30 +113,7 @@ impl<'a> Footprints<'a> {
             }
             (end, merged)
         });
-        // The chunks' bases: entries before them, and merged entries before them.
-        let mut bases = Vec::with_capacity(chunks.len());
-        let (mut entries, mut merged_len) = (0, 0);
-        for (chunk_entries, merged) in &merged_of_chunks {
-            bases.push((entries, merged_len));
-            entries += chunk_entries;
-            merged_len += merged.len();
-        }
-        let items: Vec<_> = chunks
-            .into_iter()
-            .zip(bases)
-            .zip(split_mut_at(&mut ptr[1..], &bounds))
-            .zip(split_mut_at(&mut at, &bounds))
-            .collect();
-        par.map(items, |(((_, (entries, merged)), ends), at)| {
-            for end in ends {
-                *end += entries;
-            }
-            // Merged windows start at `nnz` and beyond (so does an empty row at the matrix's end,
-            // which reads as empty wherever it points).
-            for at_g in at.iter_mut().filter(|at_g| **at_g >= nnz) {
-                *at_g += merged;
-            }
-        });
+        let merged_len = add_chunk_bases(&merged_of_chunks, chunks, (&mut ptr, &mut at), nnz, par);
         let mut merged = Vec::with_capacity(merged_len);
         for (_, chunk) in merged_of_chunks {
             merged.extend_from_slice(&chunk);
@@ -376,6 +353,44 @@ fn merge_union(s: &[u32], t: &[u32], out: &mut [u32]) -> usize {
     k += s_rest.len();
     out[k..k + t_rest.len()].copy_from_slice(t_rest);
     k + t_rest.len()
+}
+
+/// The second pass of [`Footprints::new`]: adds to each chunk's window ends (`ptr[1..]`) the
+/// entries of the chunks before it, and to its merged windows' starts (`at`, from `nnz` on) the
+/// merged entries before it. Returns the merged entries of all chunks.
+fn add_chunk_bases(
+    merged_of_chunks: &[(usize, Vec<u32>)],
+    chunks: Vec<std::ops::Range<usize>>,
+    (ptr, at): (&mut [usize], &mut [usize]),
+    nnz: usize,
+    par: Parallelism,
+) -> usize {
+    // The chunks' bases: entries before them, and merged entries before them.
+    let mut bases = Vec::with_capacity(chunks.len());
+    let (mut entries, mut merged_len) = (0, 0);
+    for (chunk_entries, merged) in merged_of_chunks {
+        bases.push((entries, merged_len));
+        entries += chunk_entries;
+        merged_len += merged.len();
+    }
+    let bounds = range_bounds(&chunks, 1);
+    let items: Vec<_> = chunks
+        .into_iter()
+        .zip(bases)
+        .zip(split_mut_at(&mut ptr[1..], &bounds))
+        .zip(split_mut_at(at, &bounds))
+        .collect();
+    par.map(items, |(((_, (entries, merged)), ends), at)| {
+        for end in ends {
+            *end += entries;
+        }
+        // Merged windows start at `nnz` and beyond (so does an empty row at the matrix's end,
+        // which reads as empty wherever it points).
+        for at_g in at.iter_mut().filter(|at_g| **at_g >= nnz) {
+            *at_g += merged;
+        }
+    });
+    merged_len
 }
 
 #[cfg(test)]
