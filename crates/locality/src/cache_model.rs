@@ -88,6 +88,7 @@ pub fn spmv_x_misses<T: Value>(
 /// replayed (the replay waited on them: most of its own time on a shuffled grid): the next row's
 /// `x` positions in `col_pos` (an array as long as `x`; `None` when columns keep their order),
 /// the columns of the row after, and the offsets of the one after that.
+#[inline]
 fn ask_ahead<T: Value>(
     a: &CsrMatrix<T>,
     new_to_old: &[usize],
