@@ -150,6 +150,8 @@ fn main_job_writes_a_faithful_reordered_file() {
             // order as given or RCM's. The path tests more (and fills the TSP figures). Without
             // length runs its `D` is the path's (the runs may raise `D`: see
             // `length_runs_sort_each_block_by_row_length_and_say_so`).
+            "--method",
+            "tsp",
             "--no-cache-check",
             "--length-runs",
             "0",
@@ -251,7 +253,9 @@ fn main_job_never_overwrites_its_input_and_fails_cleanly() {
     assert_eq!(std::fs::read(&input).unwrap(), before);
     for (args, needle) in [
         (
-            vec!["in.mtx", "-o", "o.mtx", "--window", "latency"],
+            vec![
+                "in.mtx", "-o", "o.mtx", "--method", "tsp", "--window", "latency",
+            ],
             "latency windows need",
         ),
         (
@@ -281,13 +285,48 @@ fn main_job_peers_and_independent_permutations() {
     use spmv_reorder::mtx::{read_path, read_permutation, ReadOptions};
     let dir = temp_dir();
     let input = matrix("west0381.mtx.gz");
-    for method in ["rcm", "gorder", "degree", "identity", "random"] {
+    for method in ["rcm", "gorder", "degree", "gp", "nd", "identity", "random"] {
         let (ok, _, err) = run(
             &[input.to_str().unwrap(), "--method", method, "-q"],
             dir.path(),
         );
         assert!(ok, "{method}: {err}");
     }
+    // The METIS partition order with parts of 64 rows keeps the matrix: rows are a permutation.
+    let (ok, _, err) = run(
+        &[
+            input.to_str().unwrap(),
+            "-o",
+            "gp.mtx",
+            "--method",
+            "gp",
+            "--part-rows",
+            "64",
+            "--perm-out",
+            "gp.txt",
+            "-q",
+        ],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    let p = read_permutation(&dir.path().join("gp.txt")).unwrap();
+    let a = read_path(&input, &ReadOptions::default()).unwrap().matrix;
+    let b = read_path(&dir.path().join("gp.mtx"), &ReadOptions::default())
+        .unwrap()
+        .matrix;
+    assert_eq!(p.len(), a.nrows());
+    assert_eq!(b.nnz(), a.nnz());
+    let (ok, _, err) = run(
+        &[
+            input.to_str().unwrap(),
+            "--method",
+            "gp",
+            "--part-rows",
+            "0",
+        ],
+        dir.path(),
+    );
+    assert!(!ok && err.contains("--part-rows"), "{err}");
     let (ok, _, err) = run(
         &[
             input.to_str().unwrap(),
@@ -319,6 +358,8 @@ fn start_orders_and_evaluate_orderings() {
         let (ok, _, err) = run(
             &[
                 input.to_str().unwrap(),
+                "--method",
+                "tsp",
                 "--start",
                 start,
                 "--time-limit",
@@ -374,6 +415,8 @@ fn hub_limit_bounds_columns_and_says_so() {
     let args = |limit: &'static str| {
         [
             input.to_str().unwrap().to_owned(),
+            "--method".into(),
+            "tsp".into(),
             "--hub-limit".into(),
             limit.into(),
             "--report".into(),
@@ -517,7 +560,7 @@ fn a_draft_far_behind_at_its_checkpoint_is_set_aside_for_the_same_order() {
         assert!(ok, "{err}");
         stdout
     };
-    let out = reorder(&["--report", "r.json"], "tsp.perm");
+    let out = reorder(&["--method", "tsp", "--report", "r.json"], "tsp.perm");
     let report = json(&std::fs::read_to_string(dir.path().join("r.json")).unwrap());
     let check = &report["rows"]["cache_check"];
     assert_eq!(check["draft_abandoned"], true, "{check}");

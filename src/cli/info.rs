@@ -70,6 +70,13 @@ fn print_human(
         "D (row distance)    {}  (lower is better locality)",
         i.d
     )?;
+    let per_mille = |c: u64| 1000.0 * c as f64 / i.nnz.max(1) as f64;
+    writeln!(
+        out,
+        "x misses (model)    L1 {:.1}  L2 {:.1} per 1000 nonzeros  (32 KiB L1, 1 MiB L2; fewer is faster)",
+        per_mille(i.x_misses.l1_misses),
+        per_mille(i.x_misses.l2_misses)
+    )?;
     if let (Some(w), Some(n), Some(dw)) = (&i.window, i.windows, i.d_w) {
         writeln!(out, "D_w (window {w})     {dw}  over {n} windows")?;
     }

@@ -9,6 +9,7 @@ use spmv_reorder::locality::CacheModel;
 use spmv_reorder::mtx::{
     self, IndexBase, MatrixMarket, OutputPlan, PermutationFormat, ReadOptions, WriteOptions,
 };
+use spmv_reorder::peers::DEFAULT_PART_ROWS;
 use spmv_reorder::plot::{spy_png, SpyOptions};
 use spmv_reorder::reorder::{
     Method, PermuteMode, Reorderer, Reordering, RunBlocks, SamplerChoice, Stage, StartOrder,
@@ -16,6 +17,7 @@ use spmv_reorder::reorder::{
 };
 use spmv_reorder::sparse::AnyCsr;
 use spmv_reorder::spmv::bench::{self, BenchConfig, Comparison};
+use spmv_reorder::spmv::Topology;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -31,13 +33,16 @@ pub struct ReorderArgs {
     /// written to a temporary name and renamed; it may not name the input or another output.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
-    /// Ordering method: tsp, rcm, gorder, degree, identity, random.
+    /// Ordering method: auto, tsp, rcm, gp, nd, gorder, degree, identity, random.
     ///
-    /// tsp: windows of locality ordered along a Lin-Kernighan path, started from RCM's order and
-    /// checked against it by a cache model (docs/tuning.md); rcm: reverse Cuthill-McKee; gorder:
-    /// Gorder's greedy window ordering; degree: rows by decreasing number of nonzeros; identity:
-    /// the order as read; random: a seeded shuffle.
-    #[arg(long, default_value = "tsp", value_name = "METHOD")]
+    /// auto (the default): RCM's order or the order as read, whichever a cache model prices
+    /// lower, then length runs; tsp: windows of locality ordered along a Lin-Kernighan path,
+    /// started from RCM's order and checked against it by the cache model (docs/tuning.md); rcm:
+    /// reverse Cuthill-McKee; gp: METIS k-way partition, parts of --part-rows rows numbered one
+    /// after another; nd: METIS nested dissection; gorder: Gorder's greedy window ordering;
+    /// degree: rows by decreasing number of nonzeros; identity: the order as read; random: a
+    /// seeded shuffle.
+    #[arg(long, default_value = "auto", value_name = "METHOD")]
     method: Method,
     /// Write the permutation here (line i: the original index of the row placed at i).
     ///
@@ -95,10 +100,12 @@ pub struct ReorderArgs {
         hide_short_help = true
     )]
     sampler: SamplerChoice,
-    /// Windows of locality: 1 (rows), N (fixed size), var, latency[:avg|CYCLES][,zeros].
+    /// Windows of locality: 1 (rows), N (fixed size), var, latency[:avg|CYCLES][,zeros], cache[:BYTES].
     ///
     /// var: rows i and i+1 share a window when d(i, i+1) < D/n; latency: row j joins row j-1's
-    /// window when its largest sampled latency is at most the threshold (needs a DAST sampler).
+    /// window when its largest sampled latency is at most the threshold (needs a DAST sampler);
+    /// cache: METIS parts whose x footprint fits BYTES (e.g. 256K; default this machine's L2),
+    /// rows in RCM order inside, the parts ordered by the path.
     #[arg(long, default_value = "1", value_name = "SPEC", hide_short_help = true)]
     window: WindowSpec,
     /// Where the TSP path starts: rcm, given (the order as read) or greedy.
@@ -153,6 +160,10 @@ pub struct ReorderArgs {
         hide_short_help = true
     )]
     length_change_cost: u32,
+    /// Rows per part of the METIS partition order (--method gp).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_PART_ROWS as u32,
+          value_parser = clap::value_parser!(u32).range(1..), hide_short_help = true)]
+    part_rows: u32,
 }
 
 /// The long help of `--no-cache-check`, with the check's constants.
@@ -176,7 +187,7 @@ fn length_runs_help() -> String {
          of equal lengths let the CPU predict where each row's loop ends; every row stays within \
          B - 1 places of where the ordering put it. auto: all rows when the matrix has at most {} \
          columns (x then stays in cache whatever the order), else blocks of {}. Default: auto for \
-         tsp over one-row windows with the cache check, off otherwise.",
+         the auto method and for tsp over one-row windows with the cache check, off otherwise.",
         t.sort_all_max_columns, t.run_block
     )
 }
@@ -383,7 +394,7 @@ fn reorderer(args: &ReorderArgs) -> anyhow::Result<Reorderer> {
     Ok(Reorderer::new()
         .method(args.method)
         .sampler(args.sampler.clone())
-        .windows(args.window)
+        .windows(with_machine_cache(args.window))
         .permute(args.permute)
         .seed(args.seed)
         .time_limit(time_limit)
@@ -393,7 +404,22 @@ fn reorderer(args: &ReorderArgs) -> anyhow::Result<Reorderer> {
         .start(args.start)
         .cache_check((!args.no_cache_check).then(CacheModel::default))
         .length_runs(args.length_runs)
-        .length_change_cost(args.length_change_cost))
+        .length_change_cost(args.length_change_cost)
+        .part_rows(args.part_rows as usize))
+}
+
+/// `--window cache` without a size: this machine's L2 as hwloc reports it (the library's fixed
+/// default, 1 MiB, when hwloc cannot tell).
+fn with_machine_cache(window: WindowSpec) -> WindowSpec {
+    match window {
+        WindowSpec::Cache { bytes: None } => WindowSpec::Cache {
+            bytes: Topology::this_system()
+                .ok()
+                .and_then(|t| t.cache_size(2))
+                .and_then(|b| usize::try_from(b).ok()),
+        },
+        other => other,
+    }
 }
 
 /// Every file the job reads and writes, checked before anything is read: no output is an input

@@ -43,9 +43,13 @@ impl Summary<'_> {
         )?;
         writeln!(out, "  result    {}", self.result())?;
         if let Some(c) = r.rows.as_ref().and_then(|s| s.cache_check.as_ref()) {
-            writeln!(out, "  why       {}", why(c, &Tuning::default()))?;
+            writeln!(
+                out,
+                "  why       {}",
+                why(c, r.requested, &Tuning::default())
+            )?;
         }
-        writeln!(out, "  locality  {}", locality(r))?;
+        writeln!(out, "  locality  {}", locality(r, self.file.nnz()))?;
         if let Some(c) = self.comparison {
             writeln!(out, "  SpMV      {}", spmv(c))?;
         }
@@ -97,11 +101,9 @@ impl Summary<'_> {
 /// The order the method returned, in words.
 fn order_returned(r: &ReorderReport) -> String {
     let side = r.rows.as_ref().or(r.cols.as_ref());
-    let kept = side.and_then(|s| s.cache_check.as_ref()).map(|c| c.kept);
-    match (r.method, kept) {
-        (Method::Tsp, Some(Kept::Start)) => "RCM's order (the TSP method's start)".into(),
-        (Method::Tsp, Some(Kept::Input)) => "the order as read".into(),
-        (Method::Tsp, _) => match side.and_then(|s| s.tsp.as_ref()) {
+    let asked = r.requested == r.method;
+    match r.method {
+        Method::Tsp => match side.and_then(|s| s.tsp.as_ref()) {
             Some(t) => format!(
                 "the TSP path over {} windows of locality, {:.1}% above its lower bound",
                 thousands(side.map_or(0, |s| s.windows) as u64),
@@ -109,17 +111,24 @@ fn order_returned(r: &ReorderReport) -> String {
             ),
             None => "the TSP path".into(),
         },
-        (Method::Rcm, _) => "RCM's order (reverse Cuthill-McKee)".into(),
-        (Method::Gorder, _) => "Gorder's order".into(),
-        (Method::Degree, _) => "the rows by decreasing number of nonzeros".into(),
-        (Method::Identity, _) => "the order as read".into(),
-        (Method::Random, _) => format!("a random order (seed {})", r.seed),
+        Method::Rcm if asked => "RCM's order (reverse Cuthill-McKee)".into(),
+        Method::Rcm if r.requested == Method::Tsp => "RCM's order (the TSP method's start)".into(),
+        Method::Rcm => "RCM's order (reverse Cuthill-McKee), priced below the order as read".into(),
+        Method::Identity if asked => "the order as read".into(),
+        Method::Identity => "the order as read, priced below the other orders".into(),
+        Method::Gp if asked => "METIS's partition order (parts numbered one after another)".into(),
+        Method::Gp => "the cache windows' METIS parts in their own order, RCM inside".into(),
+        Method::Nd => "METIS's nested dissection order".into(),
+        Method::Gorder => "Gorder's order".into(),
+        Method::Degree => "the rows by decreasing number of nonzeros".into(),
+        Method::Random => format!("a random order (seed {})", r.seed),
+        _ => r.order.clone(),
     }
 }
 
 /// Why the cache check kept its order: the modelled `x` misses of each order it priced, and its
 /// rule.
-fn why(c: &CacheCheck, t: &Tuning) -> String {
+fn why(c: &CacheCheck, requested: Method, t: &Tuning) -> String {
     let mut prices = vec![format!("as read {}", misses(&c.input))];
     if let Some(start) = &c.start {
         prices.push(format!("RCM {}", misses(start)));
@@ -129,6 +138,13 @@ fn why(c: &CacheCheck, t: &Tuning) -> String {
         prices.push(format!("TSP path {}{partway}", misses(path)));
     }
     let rule = match (c.kept, &c.path) {
+        _ if requested == Method::Auto && c.tied => format!(
+            "as read and RCM within {}%, the lower D wins; the default computes no TSP path",
+            t.model_tie_percent
+        ),
+        _ if requested == Method::Auto => {
+            "the cheaper wins; the default computes no TSP path".into()
+        }
         (Kept::Path, _) => format!("the path is {}% or more below both", t.path_margin_percent),
         _ if c.tied => format!(
             "as read and RCM within {}%, the lower D wins",
@@ -146,13 +162,19 @@ fn why(c: &CacheCheck, t: &Tuning) -> String {
     )
 }
 
+/// The modelled `x` misses per nonzero before and after (the figure that predicts speed), then
 /// `D` before and after, and before the length runs when they were made.
-fn locality(r: &ReorderReport) -> String {
+fn locality(r: &ReorderReport, nnz: usize) -> String {
+    let per_k = |misses: u64| 1000.0 * misses as f64 / nnz.max(1) as f64;
     let runs = r.length_runs.map_or(String::new(), |runs| {
         format!(", {} before the length runs", thousands(runs.d_without))
     });
     format!(
-        "D {} -> {} (columns that change from one row to the next{runs})",
+        "x misses per 1000 nonzeros (cache model) L1 {:.0} -> {:.0}, L2 {:.1} -> {:.1}; D {} -> {}{runs}",
+        per_k(r.x_misses_before.l1_misses),
+        per_k(r.x_misses_after.l1_misses),
+        per_k(r.x_misses_before.l2_misses),
+        per_k(r.x_misses_after.l2_misses),
         thousands(r.d_before),
         thousands(r.d_after)
     )

@@ -1,13 +1,17 @@
 //! `MatrixInfo`: what `spmv-reorder info` reports of a matrix: shape, nonzeros, row lengths,
-//! bandwidth, structural symmetry, and the locality measures `D` and `D_w` (SPEC section 2).
-//! `O(nnz)` plus one transpose for the symmetry check.
+//! bandwidth, structural symmetry, the locality measures `D` and `D_w` (SPEC section 2) and the
+//! cache model's misses of `x`. `O(nnz)` plus one transpose for the symmetry check, and one
+//! replay of the rows through the modelled caches (`O(nnz · ways)`).
 
 use crate::EvaluateError;
-use spmv_reorder_locality::{total_distance, windowed_distance, Parallelism};
+use spmv_reorder_locality::{
+    total_distance, windowed_distance, CacheModel, ModelledCost, Parallelism,
+};
 use spmv_reorder_mtx::MatrixMarket;
 use spmv_reorder_reorder::windows::windows_for;
 use spmv_reorder_reorder::WindowSpec;
 use spmv_reorder_sparse::CsrMatrix;
+use spmv_reorder_sparse::Permutation;
 
 /// A description of a Matrix Market matrix. Serialised as the JSON of `spmv-reorder info --json`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -37,6 +41,11 @@ pub struct MatrixInfo {
     /// `D = Σ d(i, i+1)`, the row-to-row distance of the matrix in its order (lower is better).
     #[serde(rename = "D")]
     pub d: u64,
+    /// The modelled misses of SpMV's `x` reads in this order
+    /// ([`CacheModel`](spmv_reorder_locality::CacheModel)'s L1 and L2, with the matrix streams):
+    /// the figure that predicts speed where `D` does not. Applies to a square matrix's symmetric
+    /// reordering and a rectangular one's rows alike (the columns as stored).
+    pub x_misses: ModelledCost,
     /// The window spec `D_w` was computed for, when asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<String>,
@@ -78,6 +87,11 @@ impl MatrixInfo {
             bandwidth: bandwidth(&a),
             structurally_symmetric: a.is_structurally_symmetric(),
             d: total_distance(&a, par),
+            x_misses: CacheModel::default().cost(
+                &a,
+                &Permutation::identity(a.nrows()),
+                &Permutation::identity(a.ncols()),
+            ),
             window: None,
             windows: None,
             d_w: None,

@@ -14,6 +14,20 @@ pub enum PeersError {
         /// The window given.
         window: usize,
     },
+    /// The METIS partition order needs at least one row per part.
+    #[error("METIS parts must hold at least 1 row, got {part_rows}")]
+    InvalidPartRows {
+        /// The rows per part given.
+        part_rows: usize,
+    },
+    /// METIS returned an error.
+    #[error("{call} failed: {message}")]
+    Metis {
+        /// The METIS function.
+        call: &'static str,
+        /// What it reported.
+        message: String,
+    },
     /// The graph an ordering needs has more nodes than its `u32` node ids can name
     /// (the bipartite graph of a rectangular matrix has `nrows + ncols` nodes).
     #[error("the {what} graph would have {nodes} nodes, more than the supported {max}")]

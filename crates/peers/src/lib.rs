@@ -12,6 +12,8 @@
 //! | degree | stable sort by nonzeros per row ([`rows_by_degree`]) | `O(n log n)` |
 //! | RCM | reverse Cuthill-McKee on `A + Aᵀ` ([`reverse_cuthill_mckee`]) | `O(nnz log Δ)` |
 //! | Gorder | Gorder greedy window ordering ([`gorder()`]) | `O(Σ_{|c| <= T} |c|²)` |
+//! | METIS parts | k-way parts of a given number of rows, numbered part by part ([`partition_order`]) | `O(nnz)` a level |
+//! | METIS nested dissection | fill-reducing order of `A + Aᵀ` ([`nested_dissection`]) | `O(nnz)` a level |
 //!
 //! [`bandwidth`] and [`profile`] measure what RCM minimises.
 //!
@@ -35,7 +37,7 @@
 //! ```
 //!
 //! # Crate features
-//! None.
+//! None. METIS is compiled from source by `metis-sys` (a C compiler is needed, no system library).
 //!
 //! # Design decisions
 //! - **Rows only, also for rectangular matrices.** Every method orders rows; a square matrix's row
@@ -57,7 +59,10 @@
 //!   Gorder sweeps are inherently sequential (each step depends on the previous one).
 //! - Permutations are built through [`Permutation::from_new_to_old`], whose check would report a
 //!   broken internal invariant as [`PeersError::Sparse`] instead of panicking.
-#![forbid(unsafe_code)]
+//! - **METIS from its C source**, through the `metis` crate (partitions) and `metis-sys` (nested
+//!   dissection, which the wrapper does not offer): the one `unsafe` block of the crate is that
+//!   foreign call. METIS is deterministic (fixed seed), so `gp` and `nd` are too.
+#![deny(unsafe_code)]
 #![deny(missing_docs)]
 
 mod bucket_queue;
@@ -66,6 +71,7 @@ mod envelope;
 mod error;
 mod gorder;
 mod graph;
+mod metis_order;
 mod pseudo_peripheral;
 mod rcm;
 #[cfg(test)]
@@ -75,6 +81,7 @@ pub use degree::{rows_by_degree, DegreeOrder};
 pub use envelope::{bandwidth, profile};
 pub use error::PeersError;
 pub use gorder::{default_hub_threshold, gorder};
+pub use metis_order::{nested_dissection, partition, partition_order, DEFAULT_PART_ROWS};
 pub use rcm::{reverse_cuthill_mckee, RcmStart};
 
 #[cfg(doc)]

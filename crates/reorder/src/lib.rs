@@ -1,5 +1,6 @@
 //! The spmv-reorder pipeline: sample → windows of locality → window graph → Lin-Kernighan TSP path
-//! → permutation (SPEC sections 2-5), and the peer orderings beside it.
+//! → permutation (SPEC sections 2-5), the peer orderings beside it, and the default route that
+//! picks the best order for its cost.
 //!
 //! - [`reorder`]: the default ordering of a matrix, in one call.
 //! - [`Reorderer`]: the choices (method, sampler, windows, permutation mode, seed, time limit,
@@ -41,6 +42,11 @@
 //!
 //! # Design decisions
 //! `docs/tuning.md` gives the measurements behind each default.
+//! - **The default is [`Method::Auto`]**: RCM's order or the order as read, whichever the cache
+//!   model prices lower, then length runs; the report's `method` says which came back and `order`
+//!   says it in words. Where `x` exceeds L2 nothing else the crate computes (the TSP path, windows
+//!   sized to the caches, METIS orders, Gorder) ran faster (`docs/evaluation.md`), so the default
+//!   does not pay for a window graph. [`Method::Tsp`] runs the thesis's pipeline.
 //! - **One pipeline for every method.** The sampler applies to every method (a peer ordering can
 //!   run on a sample as well), so comparisons hold the information constant.
 //! - **Symmetric by default for square matrices**: solvers need `P·A·Pᵀ` to keep symmetry (and
@@ -69,6 +75,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod auto;
+mod cache_windows;
 mod choice;
 mod error;
 pub mod length_runs;
@@ -95,5 +103,7 @@ pub use report::{
     CacheCheck, Kept, LengthRuns, ReorderReport, Side, SideReport, StartNearBound, TspReport,
 };
 pub use sampler::SamplerChoice;
-pub use spec::{Method, PermuteMode, RunBlocks, StartOrder, WindowSpec};
+pub use spec::{
+    Method, PermuteMode, RunBlocks, StartOrder, WindowSpec, DEFAULT_CACHE_WINDOW_BYTES,
+};
 pub use tuning::{Tuning, DEFAULT_LENGTH_CHANGE_COST};

@@ -5,7 +5,7 @@
 
 use crate::report::{LengthRuns, ReorderReport, SideReport, TspReport};
 use crate::windows::{windows_for, SampledLatencies};
-use crate::{Method, PermuteMode, ReorderError, Reorderer, WindowSpec};
+use crate::{Method, PermuteMode, ReorderError, Reorderer, StartOrder, WindowSpec};
 use spmv_reorder_locality::Windows;
 use spmv_reorder_locality::{distance_in_order, total_distance, windowed_distance, Parallelism};
 use spmv_reorder_sampling::Coverage;
@@ -49,6 +49,17 @@ impl Reorderer {
             _ => self.spec_d_w(o.full, o.latencies)?,
         };
         let d_w_after = self.d_w_after(&o, d_after)?;
+        let returned = returned_method(self.method, &o);
+        let parts_kept = returned == Method::Rcm && self.start_order() == StartOrder::Parts;
+        let model = self.cache_check.unwrap_or_default();
+        let identity = (
+            Permutation::identity(o.full.nrows()),
+            Permutation::identity(o.full.ncols()),
+        );
+        let (x_misses_before, x_misses_after) = rayon::join(
+            || model.cost(o.full, &identity.0, &identity.1),
+            || model.cost(o.full, o.rows, o.cols),
+        );
         Ok(ReorderReport {
             windows: sides.first().map_or(0, |s| s.windows),
             tsp_cost,
@@ -57,7 +68,15 @@ impl Reorderer {
                 .zip(tsp_lower_bound)
                 .map(|(c, b)| relative_gap(c, b))
                 .filter(|gap| gap.is_finite()),
-            method: self.method,
+            method: if parts_kept { Method::Gp } else { returned },
+            requested: self.method,
+            order: if parts_kept {
+                "cache-window parts in METIS's order (RCM inside)".to_string()
+            } else {
+                self.order_in_words(returned, o.run_block, o.rows.len())
+            },
+            x_misses_before,
+            x_misses_after,
             sampler: self.sampler.clone(),
             window: self.window,
             start: (self.method == Method::Tsp).then(|| self.start_order()),
@@ -74,6 +93,25 @@ impl Reorderer {
             cols: o.col_report,
             coverage: o.coverage,
         })
+    }
+
+    /// The order that came back (`returned`, a method's name), in words, with its length runs.
+    fn order_in_words(&self, returned: Method, run_block: Option<usize>, rows: usize) -> String {
+        let order = match returned {
+            Method::Tsp => format!("TSP path over {}", windows_in_words(self.window)),
+            Method::Rcm => "RCM".to_string(),
+            Method::Gp => format!("METIS partition order (parts of {} rows)", self.part_rows),
+            Method::Nd => "METIS nested dissection".to_string(),
+            Method::Gorder => "Gorder".to_string(),
+            Method::Degree => "rows by decreasing length".to_string(),
+            Method::Random => "a random order".to_string(),
+            Method::Identity | Method::Auto => "the input order".to_string(),
+        };
+        match run_block {
+            Some(b) if b >= rows => format!("{order} + length runs (all rows)"),
+            Some(b) => format!("{order} + length runs (blocks of {b})"),
+            None => order,
+        }
     }
 
     /// `D_w` after: for TSP under the windows the path moved as units, else under the window
@@ -111,6 +149,33 @@ impl Reorderer {
         }
         let w = windows_for(self.window, pattern, latencies)?;
         Ok(Some(windowed_distance(pattern, &w, Parallelism::Rayon)?))
+    }
+}
+
+/// The windows of `spec`, in words.
+fn windows_in_words(spec: WindowSpec) -> String {
+    match spec {
+        WindowSpec::Fixed(1) => "rows".to_string(),
+        WindowSpec::Fixed(w) => format!("windows of {w} rows"),
+        WindowSpec::Variable => "variable windows".to_string(),
+        WindowSpec::Latency { .. } => "latency windows".to_string(),
+        WindowSpec::Cache { bytes } => format!(
+            "cache windows of {} KiB",
+            bytes.unwrap_or(crate::DEFAULT_CACHE_WINDOW_BYTES) / 1024
+        ),
+    }
+}
+
+/// The method whose order the rows came back in: the cache check's choice for `auto` and `tsp`
+/// (the path, RCM's order or the input's), else the method asked for.
+fn returned_method(requested: Method, o: &Ordered<'_>) -> Method {
+    let side = o.row_report.as_ref().or(o.col_report.as_ref());
+    match side.and_then(|s| s.cache_check.as_ref()).map(|c| c.kept) {
+        Some("path") => Method::Tsp,
+        Some("start") => Method::Rcm,
+        Some(_) => Method::Identity,
+        None if requested == Method::Auto => Method::Rcm,
+        None => requested,
     }
 }
 

@@ -154,7 +154,7 @@ impl Reorderer {
         SolverOptions {
             construction: match self.start_order() {
                 StartOrder::Greedy => Construction::Greedy,
-                StartOrder::Given | StartOrder::Rcm => Construction::Identity,
+                StartOrder::Given | StartOrder::Rcm | StartOrder::Parts => Construction::Identity,
             },
             chained: !sampled,
             seed: self.seed,
@@ -281,7 +281,7 @@ fn candidate_lists(oracle: &WindowCost<'_>) -> Result<CandidateLists, ReorderErr
 #[cfg(test)]
 mod tests {
     use crate::testutil::{length_changes, quick};
-    use crate::{Reorderer, Reordering, WindowSpec};
+    use crate::{Method, Reorderer, Reordering, WindowSpec};
     use spmv_reorder_gen::{poisson2d, shuffle_symmetric};
 
     #[test]
@@ -332,7 +332,7 @@ mod tests {
         let (a, _) = shuffle_symmetric(&poisson2d(20, 20).unwrap(), 5).unwrap();
         // Without the check, which refines (LK, kicks) only a path that may pass it.
         let kicks = |r: Reorderer| {
-            let r = r.cache_check(None);
+            let r = r.method(Method::Tsp).cache_check(None);
             r.run(&a).unwrap().report.rows.unwrap()
         };
         let plain = kicks(Reorderer::new()).tsp.unwrap();

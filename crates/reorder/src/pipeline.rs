@@ -312,6 +312,7 @@ mod tests {
         let asked = rcm.length_runs(Some(RunBlocks::Fixed(8))).run(&a).unwrap();
         assert!(sorted_in_blocks(&lengths(&asked.rows), 8));
         let windowed = Reorderer::new()
+            .method(Method::Tsp)
             .windows(WindowSpec::Fixed(4))
             .time_limit(Some(Duration::from_secs(1)));
         assert_eq!(windowed.run(&a).unwrap().report.length_runs, None);

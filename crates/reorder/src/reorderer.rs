@@ -4,6 +4,7 @@
 use crate::tuning::{Tuning, DEFAULT_LENGTH_CHANGE_COST};
 use crate::{Method, PermuteMode, RunBlocks, SamplerChoice, StartOrder, WindowSpec};
 use spmv_reorder_locality::{CacheModel, GraphOptions};
+use spmv_reorder_peers::DEFAULT_PART_ROWS;
 use std::time::Duration;
 
 /// The configuration of a reordering. `Reorderer::new()` gives the defaults the plain command line
@@ -28,6 +29,7 @@ pub struct Reorderer {
     pub(crate) length_runs: Option<RunBlocks>,
     pub(crate) length_change_cost: u32,
     pub(crate) tuning: Tuning,
+    pub(crate) part_rows: usize,
 }
 
 impl Default for Reorderer {
@@ -37,12 +39,13 @@ impl Default for Reorderer {
 }
 
 impl Reorderer {
-    /// The defaults: the TSP method over one-row windows with full information, its path started
-    /// from RCM's order and checked by the cache model, a symmetric permutation for square
-    /// matrices (rows only otherwise), seed 0.
+    /// The defaults: the [`Method::Auto`] route (RCM's order or the input's, then length runs);
+    /// for the TSP method, one-row windows with full information, its path started from RCM's
+    /// order and checked by the cache model; a symmetric permutation for square matrices (rows
+    /// only otherwise), seed 0.
     pub fn new() -> Self {
         Self {
-            method: Method::Tsp,
+            method: Method::Auto,
             sampler: SamplerChoice::All,
             window: WindowSpec::Fixed(1),
             permute: None,
@@ -56,10 +59,11 @@ impl Reorderer {
             length_runs: None,
             length_change_cost: DEFAULT_LENGTH_CHANGE_COST,
             tuning: Tuning::default(),
+            part_rows: DEFAULT_PART_ROWS,
         }
     }
 
-    /// The ordering method (default: [`Method::Tsp`]).
+    /// The ordering method (default: [`Method::Auto`]).
     pub fn method(mut self, method: Method) -> Self {
         self.method = method;
         self
@@ -126,7 +130,11 @@ impl Reorderer {
     /// path built from pair distances alone loses the reuse of `x` across many rows that a
     /// bandwidth-reducing order gives.
     pub fn start_order(&self) -> StartOrder {
-        self.start.unwrap_or(StartOrder::Rcm)
+        match self.window {
+            // Cache windows are the parts: their order is the start.
+            WindowSpec::Cache { .. } => StartOrder::Parts,
+            _ => self.start.unwrap_or(StartOrder::Rcm),
+        }
     }
 
     /// The cache check of the TSP method (default: [`CacheModel::default`]; `None` returns the
@@ -165,9 +173,9 @@ impl Reorderer {
     /// when off.
     pub(crate) fn run_block(&self, nrows: usize, ncols: usize) -> Option<usize> {
         let runs = self.length_runs.unwrap_or(
-            if self.method == Method::Tsp
+            if (self.method == Method::Auto
+                || self.method == Method::Tsp && self.cache_check.is_some())
                 && self.window == WindowSpec::Fixed(1)
-                && self.cache_check.is_some()
             {
                 RunBlocks::Auto
             } else {
@@ -175,5 +183,12 @@ impl Reorderer {
             },
         );
         runs.block(nrows, ncols, &self.tuning)
+    }
+
+    /// Rows per part of [`Method::Gp`] (default [`DEFAULT_PART_ROWS`], 256: a part's `x` entries
+    /// and rows fit a 32 KiB L1 cache). Values of 0 are refused when the ordering runs.
+    pub fn part_rows(mut self, rows: usize) -> Self {
+        self.part_rows = rows;
+        self
     }
 }

@@ -10,8 +10,21 @@ use std::fmt;
 /// the SPEC).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct ReorderReport {
-    /// The ordering method.
+    /// The method whose order came back: `tsp` (the path), `rcm`, `gp`, `nd`, `gorder`,
+    /// `degree`, `identity` (the order as read) or `random`. The default `auto`, and `tsp` with
+    /// the cache check, return `rcm` or `identity` when those are priced lower than a path.
     pub method: Method,
+    /// The method asked for ([`crate::Reorderer::method`]).
+    pub requested: Method,
+    /// The order that came back, in words: `"RCM + length runs (blocks of 128)"`,
+    /// `"TSP path over windows of 1 row"`, `"the input order"`…
+    pub order: String,
+    /// The modelled misses of SpMV's `x` reads in the input order
+    /// ([`spmv_reorder_locality::CacheModel`], full pattern): the locality figure that predicts
+    /// speed where `D` does not.
+    pub x_misses_before: ModelledCost,
+    /// The same in the new order.
+    pub x_misses_after: ModelledCost,
     /// Where the nonzeros the ordering saw came from (`all`, or the sampler's spelling).
     pub sampler: SamplerChoice,
     /// The windows of locality.

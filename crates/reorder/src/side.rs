@@ -7,15 +7,17 @@
 //! Cost: a peer's own; for TSP, windows and graph `O(nnz)` plus the candidate search, then the
 //! solve within its budget. Called by [`crate::pipeline`].
 
+use crate::cache_windows::cache_parts;
 use crate::choice::{start_has_lower_d, Priced, Pricing};
 use crate::pipeline::Stage;
 use crate::report::{CacheCheck, Kept, Side, SideReport, StartNearBound, TspReport};
 use crate::start::Start;
 use crate::windows::{windows_for, SampledLatencies};
-use crate::{Method, ReorderError, Reorderer, StartOrder};
+use crate::{Method, ReorderError, Reorderer, StartOrder, WindowSpec, DEFAULT_CACHE_WINDOW_BYTES};
 use spmv_reorder_locality::{GraphOptions, WindowGraph, Windows};
 use spmv_reorder_peers::{
-    default_hub_threshold, gorder, reverse_cuthill_mckee, rows_by_degree, DegreeOrder, RcmStart,
+    default_hub_threshold, gorder, nested_dissection, partition_order, reverse_cuthill_mckee,
+    rows_by_degree, DegreeOrder, RcmStart,
 };
 use spmv_reorder_sparse::{CsrMatrix, Permutation};
 use std::time::Instant;
@@ -46,7 +48,11 @@ impl Reorderer {
         progress: &mut (dyn FnMut(&Stage) + Send),
     ) -> Result<(Permutation, SideReport), ReorderError> {
         let clock = Instant::now();
-        if let Some(p) = peer_order(self.method, input.pattern, self.seed) {
+        if self.method == Method::Auto {
+            progress(&Stage::Ordering { side: input.side });
+            return self.order_auto(input);
+        }
+        if let Some(p) = peer_order(self.method, input.pattern, self.seed, self.part_rows) {
             progress(&Stage::Ordering { side: input.side });
             let p = p?;
             let seconds = clock.elapsed().as_secs_f64();
@@ -54,8 +60,20 @@ impl Reorderer {
         }
         progress(&Stage::Graph { side: input.side });
         let start_order = self.start_order();
-        let start = Start::new(start_order, input.structure, input.pattern, input.latencies)?;
-        let windows = windows_for(self.window, &start.pattern, start.latencies())?;
+        let (start, windows) = match self.window {
+            WindowSpec::Cache { bytes } => {
+                let bytes = bytes.unwrap_or(DEFAULT_CACHE_WINDOW_BYTES);
+                let parts = cache_parts(input.structure, bytes)?;
+                let start = Start::with_order(Some(parts.order), input.pattern, input.latencies)?;
+                (start, parts.windows)
+            }
+            _ => {
+                let start =
+                    Start::new(start_order, input.structure, input.pattern, input.latencies)?;
+                let windows = windows_for(self.window, &start.pattern, start.latencies())?;
+                (start, windows)
+            }
+        };
         let work = SideWork {
             config: self,
             side: input.side,
@@ -71,16 +89,17 @@ impl Reorderer {
 
 /// The rows of `pattern` in the order of the peer `method` (`None` for the TSP method), with the
 /// peers' published parameters: RCM from a pseudo-peripheral node, Gorder's window of 5 and its
-/// default hub threshold, degree by decreasing row length.
+/// default hub threshold, degree by decreasing row length, METIS parts of `part_rows` rows.
 fn peer_order(
     method: Method,
     pattern: &CsrMatrix<()>,
     seed: u64,
+    part_rows: usize,
 ) -> Option<Result<Permutation, ReorderError>> {
     let n = pattern.nrows();
     let by_degree = || rows_by_degree(pattern, DegreeOrder::Decreasing);
     let order = match method {
-        Method::Tsp => return None,
+        Method::Tsp | Method::Auto => return None,
         Method::Identity => Ok(Permutation::identity(n)),
         Method::Random => Ok(Permutation::random(n, seed)),
         Method::Degree => Permutation::from_new_to_old(by_degree()).map_err(ReorderError::from),
@@ -90,6 +109,8 @@ fn peer_order(
         Method::Gorder => {
             gorder(pattern, GORDER_WINDOW, default_hub_threshold(n)).map_err(Into::into)
         }
+        Method::Gp => partition_order(pattern, part_rows).map_err(Into::into),
+        Method::Nd => nested_dissection(pattern).map_err(Into::into),
     };
     Some(order)
 }

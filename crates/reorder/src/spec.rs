@@ -1,5 +1,6 @@
 //! The choices a reordering is made of, each parsed from the spelling the CLI and reports use:
-//! [`WindowSpec`] (`1`, `N`, `var`, `latency[:avg|CYCLES][,zeros]`), [`Method`], [`StartOrder`],
+//! [`WindowSpec`] (`1`, `N`, `var`, `latency[:avg|CYCLES][,zeros]`, `cache[:BYTES]`), [`Method`],
+//! [`StartOrder`],
 //! [`PermuteMode`] and [`RunBlocks`] (`0`, `B`, `auto`).
 
 use crate::{ReorderError, Tuning};
@@ -21,6 +22,38 @@ pub enum WindowSpec {
         /// Rows without a sample join the previous window instead of starting a new one.
         zeros: bool,
     },
+    /// Windows sized to a cache: parts of the row graph (METIS) whose `x` footprint, `8` bytes
+    /// per distinct column, fits `bytes` (`None`: [`DEFAULT_CACHE_WINDOW_BYTES`]; the command line
+    /// passes its machine's L2). The path then orders the parts; rows keep RCM's order inside.
+    Cache {
+        /// The footprint budget in bytes.
+        bytes: Option<usize>,
+    },
+}
+
+/// The footprint budget of [`WindowSpec::Cache`] when none is given: 1 MiB, an L2 cache of one
+/// core (the cache model's L2).
+pub const DEFAULT_CACHE_WINDOW_BYTES: usize = 1 << 20;
+
+/// Bytes in `text`: a whole number with an optional `K`, `KiB`, `M` or `MiB` suffix (powers of
+/// 1024), at least 64 (one cache line).
+fn parse_bytes(text: &str) -> Option<usize> {
+    let t = text.trim().to_ascii_lowercase();
+    let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => t.split_at(i),
+        None => (t.as_str(), ""),
+    };
+    let unit = match unit {
+        "" | "b" => 1usize,
+        "k" | "kib" | "kb" => 1 << 10,
+        "m" | "mib" | "mb" => 1 << 20,
+        _ => return None,
+    };
+    digits
+        .parse::<usize>()
+        .ok()?
+        .checked_mul(unit)
+        .filter(|&b| b >= 64)
 }
 
 impl FromStr for WindowSpec {
@@ -32,10 +65,20 @@ impl FromStr for WindowSpec {
             value: s.to_string(),
             expected: why,
         };
-        const EXPECTED: &str = "1, a window size N >= 1, var, or latency[:avg|CYCLES][,zeros]";
+        const EXPECTED: &str =
+            "1, a window size N >= 1, var, latency[:avg|CYCLES][,zeros] or cache[:BYTES]";
         let t = s.trim().to_ascii_lowercase();
         if t == "var" || t == "variable" {
             return Ok(WindowSpec::Variable);
+        }
+        if let Some(rest) = t.strip_prefix("cache") {
+            return match rest.strip_prefix(':') {
+                None if rest.is_empty() => Ok(WindowSpec::Cache { bytes: None }),
+                Some(b) => parse_bytes(b)
+                    .map(|bytes| WindowSpec::Cache { bytes: Some(bytes) })
+                    .ok_or_else(|| bad("cache:BYTES, at least 64, with an optional K or M suffix")),
+                None => Err(bad(EXPECTED)),
+            };
         }
         if let Some(rest) = t.strip_prefix("latency") {
             let (threshold, flags) = match rest.split_once(',') {
@@ -79,6 +122,8 @@ impl fmt::Display for WindowSpec {
                 }
                 Ok(())
             }
+            WindowSpec::Cache { bytes: None } => f.write_str("cache"),
+            WindowSpec::Cache { bytes: Some(b) } => write!(f, "cache:{b}"),
         }
     }
 }
@@ -93,6 +138,9 @@ impl serde::Serialize for WindowSpec {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
+    /// The default: the best order for its cost. Reverse Cuthill-McKee's order or the order as
+    /// read, whichever the cache model prices lower, then length runs (see the `auto` module).
+    Auto,
     /// Windows of locality ordered by a Lin-Kernighan TSP path (this project's method).
     Tsp,
     /// Reverse Cuthill-McKee.
@@ -101,6 +149,11 @@ pub enum Method {
     Gorder,
     /// Rows sorted by nonzero count.
     Degree,
+    /// METIS k-way partition order: parts of [`Reorderer::part_rows`](crate::Reorderer::part_rows)
+    /// rows, numbered part by part.
+    Gp,
+    /// METIS nested dissection.
+    Nd,
     /// The original order.
     Identity,
     /// A seeded random order (destroys locality; a baseline).
@@ -109,22 +162,28 @@ pub enum Method {
 
 impl Method {
     /// Every method, in the order reports list them.
-    pub const ALL: [Method; 6] = [
+    pub const ALL: [Method; 9] = [
+        Method::Auto,
         Method::Identity,
         Method::Random,
         Method::Rcm,
         Method::Gorder,
         Method::Degree,
+        Method::Gp,
+        Method::Nd,
         Method::Tsp,
     ];
 
     /// The CLI spelling.
     pub fn as_str(self) -> &'static str {
         match self {
+            Method::Auto => "auto",
             Method::Tsp => "tsp",
             Method::Rcm => "rcm",
             Method::Gorder => "gorder",
             Method::Degree => "degree",
+            Method::Gp => "gp",
+            Method::Nd => "nd",
             Method::Identity => "identity",
             Method::Random => "random",
         }
@@ -142,7 +201,7 @@ impl FromStr for Method {
             .ok_or_else(|| ReorderError::InvalidSpec {
                 what: "method",
                 value: s.to_string(),
-                expected: "one of tsp, rcm, gorder, degree, identity, random",
+                expected: "one of auto, tsp, rcm, gorder, degree, gp, nd, identity, random",
             })
     }
 }
@@ -165,6 +224,9 @@ pub enum StartOrder {
     /// in that order, and the path starts there, so the TSP refines a bandwidth-reducing order
     /// instead of building one from pair distances alone.
     Rcm,
+    /// The parts of windows sized to a cache ([`WindowSpec::Cache`]), rows in RCM order inside
+    /// each: the start of every path over such windows.
+    Parts,
 }
 
 impl FromStr for StartOrder {
@@ -175,10 +237,11 @@ impl FromStr for StartOrder {
             "greedy" => Ok(StartOrder::Greedy),
             "given" | "identity" => Ok(StartOrder::Given),
             "rcm" => Ok(StartOrder::Rcm),
+            "parts" => Ok(StartOrder::Parts),
             _ => Err(ReorderError::InvalidSpec {
                 what: "start",
                 value: s.to_string(),
-                expected: "one of greedy, given, rcm",
+                expected: "one of greedy, given, rcm, parts (with cache windows)",
             }),
         }
     }
@@ -190,6 +253,7 @@ impl fmt::Display for StartOrder {
             StartOrder::Greedy => "greedy",
             StartOrder::Given => "given",
             StartOrder::Rcm => "rcm",
+            StartOrder::Parts => "parts",
         })
     }
 }

@@ -44,7 +44,24 @@ impl<'a> Start<'a> {
                 RcmStart::PseudoPeripheral,
             )?),
             StartOrder::Greedy | StartOrder::Given => None,
+            StartOrder::Parts => {
+                return Err(ReorderError::Incompatible(
+                    "the parts start order comes with cache windows (--window cache)".into(),
+                ))
+            }
         };
+        Self::with_order(first, pattern, latencies)
+    }
+
+    /// `pattern` and its `latencies` with their rows in the order `first` (`None`: as they are).
+    ///
+    /// # Errors
+    /// Those of the permutation of `pattern`.
+    pub(crate) fn with_order(
+        first: Option<Permutation>,
+        pattern: &'a CsrMatrix<()>,
+        latencies: Option<SampledLatencies<'a>>,
+    ) -> Result<Self, ReorderError> {
         let latencies = latencies.map(|l| StartLatencies {
             entries: l.entries,
             row_max: Cow::Borrowed(l.row_max),

@@ -1,13 +1,15 @@
 //! What the pipeline's tests share.
 
 use crate::tuning::DEFAULT_LENGTH_CHANGE_COST;
-use crate::{Reorderer, Reordering, RunBlocks};
+use crate::{Method, Reorderer, Reordering, RunBlocks};
 use spmv_reorder_sparse::CsrMatrix;
 
-/// The defaults without length runs, so that the tests of the check and the path see the
-/// orders they chose; `length_runs_follow_the_ordering` tests the runs.
+/// The TSP method with the default cache check and without length runs, so that the tests of
+/// the check and the path see the orders they chose; `length_runs_follow_the_ordering` tests the
+/// runs.
 pub(crate) fn quick() -> Reorderer {
     Reorderer::new()
+        .method(Method::Tsp)
         .max_kicks(Some(200))
         .length_runs(Some(RunBlocks::Off))
 }

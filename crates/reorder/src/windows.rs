@@ -3,7 +3,8 @@
 //! The latency threshold "average" is the mean latency of all sampled accesses, as the thesis
 //! defines it (equation 4.6: `Σ latency(β_i) / snnz`), not the mean of the per-row maxima.
 
-use crate::{ReorderError, WindowSpec};
+use crate::cache_windows::cache_runs;
+use crate::{ReorderError, WindowSpec, DEFAULT_CACHE_WINDOW_BYTES};
 use spmv_reorder_locality::{LatencyThreshold, Parallelism, UnsampledRows, Windows};
 use spmv_reorder_sparse::CsrMatrix;
 
@@ -31,6 +32,10 @@ pub fn windows_for(
         WindowSpec::Fixed(1) => Windows::single_rows(n),
         WindowSpec::Fixed(w) => Windows::fixed(n, w)?,
         WindowSpec::Variable => Windows::variable(pattern, Parallelism::Rayon),
+        // Along this order; the path over cache windows cuts METIS parts instead (`side`).
+        WindowSpec::Cache { bytes } => {
+            cache_runs(pattern, bytes.unwrap_or(DEFAULT_CACHE_WINDOW_BYTES))?
+        }
         WindowSpec::Latency { cycles, zeros } => {
             let lat = latencies.ok_or_else(|| {
                 ReorderError::Incompatible(

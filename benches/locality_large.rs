@@ -1,0 +1,390 @@
+//! Benchmark `locality_large`: the orderings where locality matters, matrices whose `x` exceeds
+//! L2 (about 1M rows), shuffled and as generated, timed side by side with this project's kernel
+//! (1 and 2 threads) and with a plain serial CSR loop, against the peers a user would pick
+//! instead (RCM and METIS partition order, each as is and with the default's length runs) and
+//! against the matrix's ideal-locality twin (the floor).
+//!
+//!     cargo bench --bench locality_large                      # every case below
+//!     cargo bench --bench locality_large -- --only geometric --reps 9
+//!     cargo bench --bench locality_large -- --dir DIR         # .mtx files, shuffled and as read
+//!
+//! Cases: a 3D 7-point Poisson grid 100³ (1M rows), a random geometric graph of 1M points
+//! (degree 10), a banded matrix of 1M rows and 10M nonzeros (the thesis's Gaussian band), R-MAT
+//! scale 20 (Graph500 parameters), and R-MAT 21 when the machine has 24 GiB free.
+//!
+//! Per matrix it prints each ordering's median time (ms) for each judge, and:
+//! - `best peer`: the fastest of `rcm`, `rcm runs`, `gp`, `gp runs`;
+//! - `floor`: the best peer's order with each row's `k` nonzeros moved to columns `i..i+k-1` (the
+//!   same row lengths, `x` read in sequence): no order can beat it by much;
+//! - `target`: the larger of 0.91 x the best peer's time and 1.05 x the floor's; `auto/target`
+//!   at most 1 means the default meets it;
+//! - the default's reordering cost in products of the input at 2 threads.
+//!
+//! Repetitions alternate between orderings (round robin), so that a machine's drift touches all of
+//! them alike; each time is the median of `--reps` rounds of 5 products.
+
+use spmv_reorder_gen::{
+    banded_gaussian, poisson3d, random_geometric, rmat, shuffle_symmetric, BandedGaussian, Rmat,
+};
+use spmv_reorder_reorder::{Method, Reorderer, RunBlocks, WindowSpec};
+use spmv_reorder_sparse::CsrMatrix;
+use spmv_reorder_spmv::{Kernel, Par, Pinning, SpmvPlan, ThreadTeam, Topology};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// The block of the length runs the peers get, the default's block where `x` exceeds L2.
+const RUN_BLOCK: usize = 128;
+
+struct Args {
+    dir: Option<PathBuf>,
+    only: Option<String>,
+    reps: usize,
+}
+
+fn args() -> Args {
+    let mut a = Args {
+        dir: None,
+        only: None,
+        reps: 7,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .unwrap_or_else(|| panic!("{name} needs a value (see benches/locality_large.rs)"))
+        };
+        match arg.as_str() {
+            "--dir" => a.dir = Some(PathBuf::from(value("--dir"))),
+            "--only" => a.only = Some(value("--only")),
+            "--reps" => a.reps = value("--reps").parse().expect("--reps N"),
+            _ => {} // cargo bench passes --bench
+        }
+    }
+    a
+}
+
+/// Free memory in bytes (`MemAvailable`), 0 when unknown.
+fn available_memory() -> u64 {
+    let text = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    text.lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// A generated case: its name and how to make it (made only when selected).
+type Case = (&'static str, Box<dyn Fn() -> CsrMatrix<f64>>);
+
+fn generated(only: &Option<String>) -> Vec<(String, CsrMatrix<f64>)> {
+    let wanted = |name: &str| only.as_ref().is_none_or(|o| name.contains(o.as_str()));
+    let mut cases: Vec<Case> = vec![
+        (
+            "poisson3d-100",
+            Box::new(|| poisson3d(100, 100, 100).unwrap()),
+        ),
+        (
+            "geometric-1M",
+            Box::new(|| random_geometric(1_000_000, 10.0, 1).unwrap()),
+        ),
+        (
+            "banded-1M",
+            Box::new(|| {
+                let p = BandedGaussian {
+                    n: 1_000_000,
+                    nnz: 10_000_000,
+                    ..BandedGaussian::default()
+                };
+                banded_gaussian(&p).unwrap()
+            }),
+        ),
+        (
+            "rmat-20",
+            Box::new(|| {
+                rmat(&Rmat {
+                    scale: 20,
+                    ..Rmat::default()
+                })
+                .unwrap()
+            }),
+        ),
+    ];
+    // R-MAT 21: about 64M nonzeros, ten orderings of it held at once.
+    if available_memory() >= 24 << 30 {
+        cases.push((
+            "rmat-21",
+            Box::new(|| {
+                rmat(&Rmat {
+                    scale: 21,
+                    ..Rmat::default()
+                })
+                .unwrap()
+            }),
+        ));
+    }
+    cases
+        .into_iter()
+        .filter(|(name, _)| wanted(name))
+        .map(|(name, make)| (name.to_string(), make()))
+        .collect()
+}
+
+fn from_dir(dir: &PathBuf, only: &Option<String>) -> Vec<(String, CsrMatrix<f64>)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("readable folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let s = p.to_string_lossy();
+            s.ends_with(".mtx") || s.ends_with(".mtx.gz")
+        })
+        .filter(|p| {
+            only.as_ref()
+                .is_none_or(|o| p.to_string_lossy().contains(o.as_str()))
+        })
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|f| {
+            let name = f.file_name().unwrap().to_string_lossy().into_owned();
+            let m = spmv_reorder_mtx::read_path(&f, &Default::default()).expect("a valid matrix");
+            (name, m.matrix.to_real())
+        })
+        .collect()
+}
+
+/// The orderings: (label, configuration); `identity` first.
+fn orderings() -> Vec<(&'static str, Reorderer)> {
+    let runs = Some(RunBlocks::Fixed(RUN_BLOCK));
+    let peer = |m: Method| Reorderer::new().method(m).threads(Some(2));
+    vec![
+        ("identity", peer(Method::Identity)),
+        ("rcm", peer(Method::Rcm)),
+        ("rcm runs", peer(Method::Rcm).length_runs(runs)),
+        ("gp", peer(Method::Gp)),
+        ("gp runs", peer(Method::Gp).length_runs(runs)),
+        (
+            "gp L2",
+            peer(Method::Gp).part_rows(65_536).length_runs(runs),
+        ),
+        ("nd runs", peer(Method::Nd).length_runs(runs)),
+        (
+            "tsp cache",
+            peer(Method::Tsp)
+                .windows(WindowSpec::Cache { bytes: None })
+                .cache_check(None)
+                .length_runs(runs),
+        ),
+        ("auto", Reorderer::new().threads(Some(2))),
+    ]
+}
+
+const PEERS: [&str; 4] = ["rcm", "rcm runs", "gp", "gp runs"];
+
+/// `y = A·x`, row by row, as anyone would write it: the independent judge.
+fn plain_loop(a: &CsrMatrix<f64>, x: &[f64], y: &mut [f64]) {
+    let (ptr, col, val) = (a.row_ptr(), a.col_idx(), a.values());
+    for (i, yi) in y.iter_mut().enumerate() {
+        let mut s = 0.0;
+        for k in ptr[i]..ptr[i + 1] {
+            s += val[k] * x[col[k] as usize];
+        }
+        *yi = s;
+    }
+}
+
+/// The matrix with each row's `k` nonzeros moved to columns `i..i+k-1` (shifted left where they
+/// would pass the last column): same row lengths and values, `x` read in sequence.
+fn floor_twin(a: &CsrMatrix<f64>) -> CsrMatrix<f64> {
+    let n = a.ncols();
+    let mut col = Vec::with_capacity(a.nnz());
+    for i in 0..a.nrows() {
+        let k = a.row_nnz(i);
+        let first = i.min(n.saturating_sub(k));
+        col.extend((first..first + k).map(|c| c as u32));
+    }
+    CsrMatrix::new(a.nrows(), n, a.row_ptr().to_vec(), col, a.values().to_vec())
+        .expect("a valid twin")
+}
+
+/// A judge: times one product of a matrix.
+trait Judge {
+    fn name(&self) -> String;
+    fn prepare<'a>(&'a self, a: &'a CsrMatrix<f64>) -> Box<dyn FnMut() + 'a>;
+}
+
+struct OurKernel {
+    team: ThreadTeam,
+}
+
+impl Judge for OurKernel {
+    fn name(&self) -> String {
+        format!("ours {}t", self.team.threads())
+    }
+    fn prepare<'a>(&'a self, a: &'a CsrMatrix<f64>) -> Box<dyn FnMut() + 'a> {
+        let x = vec![1.0; a.ncols()];
+        let mut y = vec![0.0; a.nrows()];
+        let mut plan = SpmvPlan::new(a, Kernel::NnzBalanced, self.team.threads());
+        plan.tune_prefetch(&x, &mut y, Par::Team(&self.team), 3);
+        Box::new(move || plan.mul_vec(&x, &mut y, Par::Team(&self.team)))
+    }
+}
+
+struct PlainLoop;
+
+impl Judge for PlainLoop {
+    fn name(&self) -> String {
+        "plain 1t".into()
+    }
+    fn prepare<'a>(&'a self, a: &'a CsrMatrix<f64>) -> Box<dyn FnMut() + 'a> {
+        let x = vec![1.0; a.ncols()];
+        let mut y = vec![0.0; a.nrows()];
+        Box::new(move || {
+            plain_loop(a, std::hint::black_box(&x), &mut y);
+            std::hint::black_box(&y);
+        })
+    }
+}
+
+/// Median seconds of one product of each matrix, round robin over `reps` rounds of 5.
+fn time_side_by_side(judge: &dyn Judge, mats: &[&CsrMatrix<f64>], reps: usize) -> Vec<f64> {
+    let mut runs: Vec<Box<dyn FnMut() + '_>> = mats.iter().map(|a| judge.prepare(a)).collect();
+    for r in runs.iter_mut() {
+        r();
+    }
+    let mut samples = vec![Vec::with_capacity(reps); mats.len()];
+    for _ in 0..reps {
+        for (r, s) in runs.iter_mut().zip(samples.iter_mut()) {
+            let t = Instant::now();
+            for _ in 0..5 {
+                r();
+            }
+            s.push(t.elapsed().as_secs_f64() / 5.0);
+        }
+    }
+    samples
+        .into_iter()
+        .map(|mut s| {
+            s.sort_by(f64::total_cmp);
+            s[s.len() / 2]
+        })
+        .collect()
+}
+
+fn main() {
+    let args = args();
+    let cases = match &args.dir {
+        Some(d) => from_dir(d, &args.only),
+        None => generated(&args.only),
+    };
+    let topo = Topology::this_system().expect("hwloc topology");
+    let judges: Vec<Box<dyn Judge>> = vec![
+        Box::new(OurKernel {
+            team: ThreadTeam::new(&topo, 1, &Pinning::None).expect("a thread"),
+        }),
+        Box::new(OurKernel {
+            team: ThreadTeam::new(&topo, 2, &Pinning::None).expect("threads"),
+        }),
+        Box::new(PlainLoop),
+    ];
+    let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); judges.len()];
+    for (name, natural) in cases {
+        for shuffled in [true, false] {
+            let a = if shuffled {
+                // As `spmv-reorder gen ... --shuffle 1` shuffles.
+                shuffle_symmetric(&natural, 1).unwrap().0
+            } else {
+                natural.clone()
+            };
+            let label = format!("{name}{}", if shuffled { " shuffled" } else { "" });
+            let r = evaluate(&label, &a, &judges, args.reps);
+            if shuffled {
+                for (k, v) in r.into_iter().enumerate() {
+                    ratios[k].push(v);
+                }
+            }
+        }
+    }
+    println!("\nauto / target over the shuffled matrices (at most 1: met), geometric mean:");
+    for (j, r) in judges.iter().zip(&ratios) {
+        let g = (r.iter().map(|v| v.ln()).sum::<f64>() / r.len().max(1) as f64).exp();
+        println!("  {:9} {g:.3}  ({})", j.name(), fmt_list(r));
+    }
+}
+
+fn fmt_list(v: &[f64]) -> String {
+    v.iter()
+        .map(|x| format!("{x:.3}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Orders, times and prints one matrix; returns `t(auto) / target` per judge.
+fn evaluate(label: &str, a: &CsrMatrix<f64>, judges: &[Box<dyn Judge>], reps: usize) -> Vec<f64> {
+    println!("\n## {label}: {} rows, {} nonzeros", a.nrows(), a.nnz());
+    let mut names = Vec::new();
+    let mut mats = Vec::new();
+    let mut seconds = Vec::new();
+    for (name, reorderer) in orderings() {
+        let t = Instant::now();
+        let r = reorderer.run(a).expect("reordering");
+        seconds.push(t.elapsed().as_secs_f64());
+        mats.push(r.apply(a).expect("permuted"));
+        names.push(name);
+    }
+    let refs: Vec<&CsrMatrix<f64>> = mats.iter().collect();
+    let times: Vec<Vec<f64>> = judges
+        .iter()
+        .map(|j| time_side_by_side(j.as_ref(), &refs, reps))
+        .collect();
+    let at = |n: &str| names.iter().position(|&x| x == n).unwrap();
+    let mut out = Vec::new();
+    println!(
+        "{:10} {}",
+        "ordering",
+        judges
+            .iter()
+            .map(|j| format!("{:>10}", j.name()))
+            .collect::<String>()
+    );
+    for (i, n) in names.iter().enumerate() {
+        let row: String = times
+            .iter()
+            .map(|t| format!("{:>10.2}", t[i] * 1e3))
+            .collect();
+        println!("{n:10} {row}   (ordered in {:.2} s)", seconds[i]);
+    }
+    for (j, t) in judges.iter().zip(&times) {
+        let best = PEERS
+            .iter()
+            .map(|p| at(p))
+            .min_by(|&x, &y| t[x].total_cmp(&t[y]))
+            .unwrap();
+        let twin = floor_twin(&mats[best]);
+        let pair = time_side_by_side(j.as_ref(), &[&mats[best], &twin], reps);
+        // The floor relative to the best peer timed beside it, applied to the peer's time above.
+        let floor = t[best] * pair[1] / pair[0];
+        let target = (0.91 * t[best]).max(1.05 * floor);
+        let auto = t[at("auto")];
+        println!(
+            "{:9}: best peer {} {:.2} ms, floor {:.2} ms ({:.2}x below it), auto {:.2} ms = {:.3}x the \
+             best peer, {:.3}x the target; auto / input {:.3}",
+            j.name(),
+            names[best],
+            t[best] * 1e3,
+            floor * 1e3,
+            t[best] / floor,
+            auto * 1e3,
+            auto / t[best],
+            auto / target,
+            auto / t[at("identity")],
+        );
+        out.push(auto / target);
+    }
+    let input_2t = times[1][at("identity")];
+    println!(
+        "auto's cost: {:.2} s = {:.0} products of the input at 2 threads",
+        seconds[at("auto")],
+        seconds[at("auto")] / input_2t
+    );
+    out
+}

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""The default order against the peers a scipy user would pick, timed with Intel MKL's SpMV.
+
+For each Matrix Market file of a folder (or the generated set, see --generate), this script computes
+the orders an independent user would try:
+  - scipy's reverse Cuthill-McKee (scipy.sparse.csgraph.reverse_cuthill_mckee on A + A^T);
+  - METIS's k-way partition order (pymetis, parts of 256 rows, rows numbered part by part);
+each as is and with the length runs of spmv-reorder's default (rows of each block of 128 positions
+sorted by length, stably), so that locality itself is compared; then spmv-reorder's default order
+(the binary's --perm-out), and the floor: the best peer's order with each row's k nonzeros moved to
+columns i..i+k-1 (same row lengths, x read in sequence). Every order is timed with MKL's
+mkl_sparse_d_mv through sparse_dot_mkl, at 1 and 2 threads, in alternating rounds, and the script
+prints per matrix the median times, the best peer, and the default's ratio to the target
+max(0.91 x best peer, 1.05 x floor); then the geometric mean of default / target over the shuffled
+matrices (at most 1: met) and, for the matrices as generated, the default's time over the input's.
+
+Usage:
+  python3 scripts/mkl_eval.py --generate DIR [--bin target/release/spmv-reorder]  # write the set, evaluate
+  python3 scripts/mkl_eval.py DIR [--only NAME] [--reps 7] [--threads 1,2]
+
+The generated set: 3D Poisson 100^3, a random geometric graph of 1M points, a banded matrix of 1M rows
+and 10M nonzeros, R-MAT scale 20; each as generated and shuffled (`gen ... --shuffle 1`).
+Needs: pip install numpy scipy pymetis mkl sparse_dot_mkl fast_matrix_market (a throwaway venv; MKL_RT
+is set to the venv's libmkl_rt when not set). Not run by the tests: it times, and it needs MKL.
+"""
+
+import argparse
+import ctypes
+import glob
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RUN_BLOCK = 128
+PART_ROWS = 256
+GENERATED = [
+    ("poisson3d-100", ["poisson3d", "--nx", "100"]),
+    ("geometric-1M", ["geometric", "--n", "1000000"]),
+    ("banded-1M", ["banded", "--n", "1000000", "--nnz", "10000000"]),
+    ("rmat-20", ["rmat", "--scale", "20"]),
+]
+
+
+def mkl_library():
+    """Points sparse_dot_mkl at the venv's MKL runtime and returns it (for the thread count)."""
+    if "MKL_RT" not in os.environ:
+        found = sorted(glob.glob(os.path.join(sys.prefix, "lib", "libmkl_rt.so*")))
+        if found:
+            os.environ["MKL_RT"] = found[0]
+    import sparse_dot_mkl  # noqa: F401  (loads MKL)
+
+    return ctypes.CDLL(os.environ["MKL_RT"])
+
+
+def load(path):
+    import fast_matrix_market as fmm
+    import numpy as np
+    import scipy.sparse as sp
+
+    a = fmm.mmread(path)
+    a = sp.csr_matrix(a, dtype=np.float64)
+    a.sum_duplicates()
+    a.sort_indices()
+    return sp.csr_matrix(
+        (a.data, a.indices.astype(np.int32), a.indptr.astype(np.int32)), shape=a.shape
+    )
+
+
+def symmetric_pattern(a):
+    import scipy.sparse as sp
+
+    p = sp.csr_matrix((a.data * 0 + 1, a.indices, a.indptr), shape=a.shape)
+    s = (p + p.T).tocsr()
+    s.setdiag(0)
+    s.eliminate_zeros()
+    s.sort_indices()
+    return s
+
+
+def rcm(a, s):
+    import numpy as np
+    from scipy.sparse.csgraph import reverse_cuthill_mckee
+
+    return np.asarray(reverse_cuthill_mckee(s, symmetric_mode=True), dtype=np.int64)
+
+
+def metis_partition_order(a, s):
+    import numpy as np
+    import pymetis
+
+    parts = max(2, -(-a.shape[0] // PART_ROWS))
+    _, membership = pymetis.part_graph(parts, xadj=s.indptr, adjncy=s.indices)
+    return np.argsort(np.asarray(membership), kind="stable").astype(np.int64)
+
+
+def with_runs(a, order):
+    """`order` with the rows of each block of RUN_BLOCK positions sorted by length, stably."""
+    import numpy as np
+
+    lengths = np.diff(a.indptr)[order]
+    block = np.arange(len(order)) // RUN_BLOCK
+    return order[np.lexsort((np.arange(len(order)), lengths, block))]
+
+
+def permute(a, order):
+    b = a[order][:, order].tocsr()
+    b.sort_indices()
+    return b
+
+
+def floor_twin(b):
+    import numpy as np
+    import scipy.sparse as sp
+
+    n = b.shape[0]
+    lengths = np.diff(b.indptr)
+    first = np.clip(np.minimum(np.arange(n), b.shape[1] - lengths), 0, None)
+    within = np.arange(b.nnz) - np.repeat(b.indptr[:-1], lengths)
+    cols = (np.repeat(first, lengths) + within).astype(np.int32)
+    return sp.csr_matrix((b.data, cols, b.indptr), shape=b.shape)
+
+
+def default_order(binary, path):
+    """spmv-reorder's default order (new -> old, 0-based) and its reordering seconds."""
+    import json
+
+    import numpy as np
+
+    with tempfile.TemporaryDirectory() as tmp:
+        perm, report = os.path.join(tmp, "p.txt"), os.path.join(tmp, "r.json")
+        subprocess.run(
+            [binary, path, "--perm-out", perm, "--report", report, "--quiet"], check=True
+        )
+        order = np.loadtxt(perm, comments="%", dtype=np.int64) - 1
+        with open(report) as f:
+            seconds = json.load(f)["reorder_seconds"]
+    return order, seconds
+
+
+def timed(matrices, threads, mkl, reps):
+    """Median seconds of one MKL product per matrix, rounds alternating between them."""
+    import numpy as np
+    import sparse_dot_mkl
+
+    mkl.MKL_Set_Num_Threads(ctypes.c_int(threads))
+    x = {k: np.ones(m.shape[1]) for k, m in matrices.items()}
+    for k, m in matrices.items():
+        sparse_dot_mkl.dot_product_mkl(m, x[k])
+    samples = {k: [] for k in matrices}
+    for _ in range(reps):
+        for k, m in matrices.items():
+            t = time.perf_counter()
+            for _ in range(5):
+                sparse_dot_mkl.dot_product_mkl(m, x[k])
+            samples[k].append((time.perf_counter() - t) / 5)
+    return {k: statistics.median(v) for k, v in samples.items()}
+
+
+def evaluate(path, binary, mkl, threads, reps):
+    a = load(path)
+    s = symmetric_pattern(a)
+    orders = {"rcm": rcm(a, s), "gp": metis_partition_order(a, s)}
+    for k in list(orders):
+        orders[k + " runs"] = with_runs(a, orders[k])
+    orders["default"], cost = default_order(binary, path)
+    mats = {"input": a} | {k: permute(a, p) for k, p in orders.items()}
+    peers = ["rcm", "rcm runs", "gp", "gp runs"]
+    print(f"\n## {os.path.basename(path)}: {a.shape[0]} rows, {a.nnz} nonzeros; "
+          f"default ordered in {cost:.2f} s")
+    print(f"{'threads':8}" + "".join(f"{k:>11}" for k in mats) + f"{'floor':>11}")
+    ratios = {}
+    for t in threads:
+        times = timed(mats, t, mkl, reps)
+        best = min(peers, key=times.get)
+        pair = timed({"best": mats[best], "floor": floor_twin(mats[best])}, t, mkl, reps)
+        floor = times[best] * pair["floor"] / pair["best"]
+        target = max(0.91 * times[best], 1.05 * floor)
+        print(f"{t:<8}" + "".join(f"{v * 1e3:11.2f}" for v in times.values())
+              + f"{floor * 1e3:11.2f}")
+        print(f"         best peer {best}; default {times['default'] / times[best]:.3f}x its time, "
+              f"{times['default'] / target:.3f}x the target, {times['default'] / times['input']:.3f}x "
+              f"the input's; best peer {times[best] / floor:.2f}x the floor; default's cost "
+              f"{cost / times['input']:.0f} products of the input")
+        ratios[t] = (times["default"] / target, times["default"] / times["input"])
+    return ratios
+
+
+def generate(folder, binary):
+    os.makedirs(folder, exist_ok=True)
+    for name, spec in GENERATED:
+        for shuffled in (False, True):
+            path = os.path.join(folder, f"{name}{'-shuffled' if shuffled else ''}.mtx")
+            if os.path.exists(path):
+                continue
+            extra = ["--shuffle", "1"] if shuffled else []
+            subprocess.run([binary, "gen", *spec, *extra, "-o", path], check=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("dir", nargs="?", help="folder of .mtx files")
+    ap.add_argument("--generate", metavar="DIR", help="write the generated set to DIR and use it")
+    ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "spmv-reorder"))
+    ap.add_argument("--only", help="only files whose name contains this")
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--threads", default="1,2")
+    args = ap.parse_args()
+    folder = args.generate or args.dir
+    if not folder:
+        ap.error("give a folder or --generate DIR")
+    if args.generate:
+        generate(args.generate, args.bin)
+    mkl = mkl_library()
+    threads = [int(t) for t in args.threads.split(",")]
+    files = sorted(glob.glob(os.path.join(folder, "*.mtx")))
+    files = [f for f in files if not args.only or args.only in os.path.basename(f)]
+    shuffled, natural = {t: [] for t in threads}, {t: [] for t in threads}
+    for f in files:
+        r = evaluate(f, args.bin, mkl, threads, args.reps)
+        for t, (to_target, to_input) in r.items():
+            (shuffled if "shuffled" in os.path.basename(f) else natural)[t].append(
+                (to_target, to_input))
+    for t in threads:
+        s = [v[0] for v in shuffled[t]]
+        if s:
+            g = statistics.geometric_mean(s)
+            print(f"\n{t} thread(s): default / target over the shuffled matrices, geometric mean "
+                  f"{g:.3f} (at most 1: met); per matrix {' '.join(f'{v:.3f}' for v in s)}")
+        n = [v[1] for v in natural[t]]
+        if n:
+            print(f"{t} thread(s): default / input on the matrices as generated: "
+                  f"{' '.join(f'{v:.3f}' for v in n)} (at most 1.02: never 2% slower)")
+
+
+if __name__ == "__main__":
+    main()
