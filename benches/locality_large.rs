@@ -7,6 +7,7 @@
 //!     cargo bench --bench locality_large                      # every case below
 //!     cargo bench --bench locality_large -- --only geometric --reps 9
 //!     cargo bench --bench locality_large -- --dir DIR         # .mtx files, shuffled and as read
+//!     cargo bench --bench locality_large -- --skip 'tsp cache' # leave out an ordering (repeatable)
 //!
 //! Cases: a 3D 7-point Poisson grid 100³ (1M rows), a random geometric graph of 1M points
 //! (degree 10), a banded matrix of 1M rows and 10M nonzeros (the thesis's Gaussian band), R-MAT
@@ -18,7 +19,8 @@
 //!   same row lengths, `x` read in sequence): no order can beat it by much;
 //! - `target`: the larger of 0.91 x the best peer's time and 1.05 x the floor's; `auto/target`
 //!   at most 1 means the default meets it;
-//! - the default's reordering cost in products of the input at 2 threads.
+//! - the default's reordering cost in products of the input at 2 threads, with full information
+//!   and with `--sampler random:0.02` (`auto 2%`), and the sampled order's time over the default's.
 //!
 //! Repetitions alternate between orderings (round robin), so that a machine's drift touches all of
 //! them alike; each time is the median of `--reps` rounds of 5 products.
@@ -26,7 +28,7 @@
 use spmv_reorder_gen::{
     banded_gaussian, poisson3d, random_geometric, rmat, shuffle_symmetric, BandedGaussian, Rmat,
 };
-use spmv_reorder_reorder::{Method, Reorderer, RunBlocks, WindowSpec};
+use spmv_reorder_reorder::{Method, Reorderer, RunBlocks, SamplerChoice, WindowSpec};
 use spmv_reorder_sparse::CsrMatrix;
 use spmv_reorder_spmv::{Kernel, Par, Pinning, SpmvPlan, ThreadTeam, Topology};
 use std::path::PathBuf;
@@ -38,6 +40,7 @@ const RUN_BLOCK: usize = 128;
 struct Args {
     dir: Option<PathBuf>,
     only: Option<String>,
+    skip: Vec<String>,
     reps: usize,
 }
 
@@ -45,6 +48,7 @@ fn args() -> Args {
     let mut a = Args {
         dir: None,
         only: None,
+        skip: Vec::new(),
         reps: 7,
     };
     let mut it = std::env::args().skip(1);
@@ -56,6 +60,7 @@ fn args() -> Args {
         match arg.as_str() {
             "--dir" => a.dir = Some(PathBuf::from(value("--dir"))),
             "--only" => a.only = Some(value("--only")),
+            "--skip" => a.skip.push(value("--skip")),
             "--reps" => a.reps = value("--reps").parse().expect("--reps N"),
             _ => {} // cargo bench passes --bench
         }
@@ -152,10 +157,11 @@ fn from_dir(dir: &PathBuf, only: &Option<String>) -> Vec<(String, CsrMatrix<f64>
         .collect()
 }
 
-/// The orderings: (label, configuration); `identity` first.
-fn orderings() -> Vec<(&'static str, Reorderer)> {
+/// The orderings: (label, configuration); `identity` first. The peers, `identity` and the two
+/// defaults are always kept: the verdict needs them.
+fn orderings(skip: &[String]) -> Vec<(&'static str, Reorderer)> {
     let runs = Some(RunBlocks::Fixed(RUN_BLOCK));
-    let peer = |m: Method| Reorderer::new().method(m).threads(Some(2));
+    let peer = |m: Method| Reorderer::new().method(m);
     vec![
         ("identity", peer(Method::Identity)),
         ("rcm", peer(Method::Rcm)),
@@ -174,8 +180,19 @@ fn orderings() -> Vec<(&'static str, Reorderer)> {
                 .cache_check(None)
                 .length_runs(runs),
         ),
-        ("auto", Reorderer::new().threads(Some(2))),
+        ("auto", Reorderer::new()),
+        (
+            "auto 2%",
+            Reorderer::new().sampler("random:0.02".parse::<SamplerChoice>().expect("a sampler")),
+        ),
     ]
+    .into_iter()
+    .filter(|(name, _)| {
+        ["identity", "auto", "auto 2%"].contains(name)
+            || PEERS.contains(name)
+            || !skip.iter().any(|s| s == name)
+    })
+    .collect()
 }
 
 const PEERS: [&str; 4] = ["rcm", "rcm runs", "gp", "gp runs"];
@@ -296,7 +313,7 @@ fn main() {
                 natural.clone()
             };
             let label = format!("{name}{}", if shuffled { " shuffled" } else { "" });
-            let r = evaluate(&label, &a, &judges, args.reps);
+            let r = evaluate(&label, &a, &judges, &args);
             if shuffled {
                 for (k, v) in r.into_iter().enumerate() {
                     ratios[k].push(v);
@@ -319,12 +336,13 @@ fn fmt_list(v: &[f64]) -> String {
 }
 
 /// Orders, times and prints one matrix; returns `t(auto) / target` per judge.
-fn evaluate(label: &str, a: &CsrMatrix<f64>, judges: &[Box<dyn Judge>], reps: usize) -> Vec<f64> {
+fn evaluate(label: &str, a: &CsrMatrix<f64>, judges: &[Box<dyn Judge>], args: &Args) -> Vec<f64> {
+    let reps = args.reps;
     println!("\n## {label}: {} rows, {} nonzeros", a.nrows(), a.nnz());
     let mut names = Vec::new();
     let mut mats = Vec::new();
     let mut seconds = Vec::new();
-    for (name, reorderer) in orderings() {
+    for (name, reorderer) in orderings(&args.skip) {
         let t = Instant::now();
         let r = reorderer.run(a).expect("reordering");
         seconds.push(t.elapsed().as_secs_f64());
@@ -381,10 +399,17 @@ fn evaluate(label: &str, a: &CsrMatrix<f64>, judges: &[Box<dyn Judge>], reps: us
         out.push(auto / target);
     }
     let input_2t = times[1][at("identity")];
-    println!(
-        "auto's cost: {:.2} s = {:.0} products of the input at 2 threads",
-        seconds[at("auto")],
-        seconds[at("auto")] / input_2t
-    );
+    for n in ["auto", "auto 2%"] {
+        println!(
+            "{n} cost: {:.2} s = {:.0} products of the input at 2 threads",
+            seconds[at(n)],
+            seconds[at(n)] / input_2t
+        );
+    }
+    let sampled: Vec<String> = times
+        .iter()
+        .map(|t| format!("{:.3}", t[at("auto 2%")] / t[at("auto")]))
+        .collect();
+    println!("auto 2% / auto time per judge: {}", sampled.join(" "));
     out
 }

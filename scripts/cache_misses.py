@@ -9,13 +9,16 @@ the shuffled matrix with each method through the `spmv-reorder` binary, and runs
         spmv-reorder trace-kernel M.mtx --iterations K --kernel per-row
 
 for K = 1 and K = 1 + PRODUCTS. The difference of the two runs is the misses of PRODUCTS products alone
-(reading the file and building the matrix cancel out). LL is set to one core's L2 (1 MiB) because that is
-the level the order of `x` decides on these matrices; D1 is the L1 data cache. Printed per matrix and
-ordering: D1 and LL read misses per product and per nonzero, then the geometric mean over matrices of
-each ordering's misses relative to RCM's.
+(reading the file and building the matrix cancel out). LL is one core's L2 (1 MiB, or --ll BYTES)
+because that is the level the order of `x` decides on these matrices; D1 is the L1 data cache. Printed
+per matrix and ordering: D1 and LL read misses per product and per nonzero, then the geometric mean over
+matrices of each ordering's misses relative to RCM's, and relative to the best per matrix of the
+orderings named by --best-of.
 
-Usage: python3 scripts/cache_misses.py [--products P] [--ordering 'tsp' ...] [--json F] [FILE ...]
-       (default: every matrices/*.mtx.gz; orderings rcm, gorder, tsp, tsp random:0.02)
+Usage: python3 scripts/cache_misses.py [--products P] [--ordering 'tsp' ...] [--ll BYTES]
+           [--best-of rcm,gp,nd] [--json F] [FILE ...]
+       (default: every matrices/*.mtx.gz; orderings rcm, gorder, tsp, tsp random:0.02; an ordering is
+       spelled as for `evaluate --ordering`, e.g. 'auto', 'gp', 'tsp window=cache:32K')
 Needs valgrind and a release build (`cargo build --release`; or the binary named by $SPMV_REORDER_BIN).
 No Python packages.
 """
@@ -33,7 +36,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("SPMV_REORDER_BIN", os.path.join(ROOT, "target", "release", "spmv-reorder"))
-CACHE = ["--D1=32768,8,64", "--LL=1048576,16,64", "--I1=32768,8,64"]
+D1_AND_I1 = ["--D1=32768,8,64", "--I1=32768,8,64"]
 
 
 def run(cmd):
@@ -43,11 +46,12 @@ def run(cmd):
     return r
 
 
-def misses(matrix, iterations, tmp):
+def misses(matrix, iterations, tmp, ll_bytes):
     """(D1 read misses, LL read misses) of one traced run."""
     out = os.path.join(tmp, "cg.out")
     layout = os.path.join(tmp, "layout.json")
-    run(["valgrind", "--tool=cachegrind", "--cache-sim=yes", *CACHE, f"--cachegrind-out-file={out}",
+    run(["valgrind", "--tool=cachegrind", "--cache-sim=yes", *D1_AND_I1, f"--LL={ll_bytes},16,64",
+         f"--cachegrind-out-file={out}",
          BIN, "trace-kernel", matrix, "--emit-layout", layout, "--iterations", str(iterations),
          "--kernel", "per-row", "--threads", "1"])
     events, summary = None, None
@@ -84,12 +88,16 @@ def main():
     ap.add_argument("files", nargs="*")
     ap.add_argument("--products", type=int, default=5)
     ap.add_argument("--ordering", action="append", default=None)
+    ap.add_argument("--ll", type=int, default=1 << 20, help="simulated LL (L2) size in bytes")
+    ap.add_argument("--best-of", default="", help="comma-separated orderings: the per-matrix best of them")
     ap.add_argument("--json")
     args = ap.parse_args()
+    best_of = [b for b in args.best_of.split(",") if b]
     files = args.files or sorted(glob.glob(os.path.join(ROOT, "matrices", "*.mtx.gz")))
     orderings = args.ordering or ["rcm", "gorder", "tsp", "tsp random:0.02"]
-    if "rcm" not in orderings:
-        orderings = ["rcm"] + orderings
+    for needed in reversed(["rcm"] + best_of):
+        if needed not in orderings:
+            orderings = [needed] + orderings
     if not os.path.exists(BIN):
         sys.exit(f"{BIN} missing: run `cargo build --release` first")
     results = []
@@ -104,27 +112,35 @@ def main():
             for spelling in ["identity"] + orderings:
                 m = os.path.join(tmp, "ordered.mtx")
                 reorder(shuffled, m, spelling)
-                d1a, lla = misses(m, 1, tmp)
-                d1b, llb = misses(m, 1 + args.products, tmp)
+                d1a, lla = misses(m, 1, tmp, args.ll)
+                d1b, llb = misses(m, 1 + args.products, tmp, args.ll)
                 d1, ll = (d1b - d1a) / args.products, (llb - lla) / args.products
                 results.append({"matrix": name, "ordering": spelling, "nnz": nnz, "d1_misses": d1, "ll_misses": ll})
                 label = "shuffled" if spelling == "identity" else spelling
                 print(f"{name:<16} {label:<22} {d1:>13.0f} {ll:>13.0f} {d1 / nnz:>7.3f} {ll / nnz:>7.3f}", flush=True)
-    print("\ngeometric mean over matrices of misses relative to RCM (lower is better):")
-    for spelling in ["identity"] + orderings:
+    summarise(results, ["identity"] + orderings, ["rcm"], "RCM")
+    if best_of:
+        summarise(results, ["identity"] + orderings, best_of, "the best of " + ", ".join(best_of))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(results, fh, indent=1)
+
+
+def summarise(results, spellings, reference, what):
+    """Prints each ordering's geometric mean over matrices of its misses over the per-matrix fewest
+    misses of the `reference` orderings."""
+    print(f"\ngeometric mean over matrices of misses relative to {what} (lower is better):")
+    for spelling in spellings:
         for key in ["d1_misses", "ll_misses"]:
             ratios = []
             for name in sorted({r["matrix"] for r in results}):
                 get = {r["ordering"]: r for r in results if r["matrix"] == name}
-                a, b = get[spelling][key], get["rcm"][key]
+                a, b = get[spelling][key], min(get[ref][key] for ref in reference)
                 if a > 0 and b > 0:
                     ratios.append(a / b)
             gm = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else float("nan")
             label = "shuffled" if spelling == "identity" else spelling
-            print(f"  {label:<22} {key:<10} {gm:.3f}  (fewer than RCM on {sum(r < 1 for r in ratios)} of {len(ratios)})")
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(results, fh, indent=1)
+            print(f"  {label:<22} {key:<10} {gm:.3f}  (fewer on {sum(r < 1 for r in ratios)} of {len(ratios)})")
 
 
 if __name__ == "__main__":

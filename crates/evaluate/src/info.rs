@@ -42,7 +42,7 @@ pub struct MatrixInfo {
     #[serde(rename = "D")]
     pub d: u64,
     /// The modelled misses of SpMV's `x` reads in this order
-    /// ([`CacheModel`](spmv_reorder_locality::CacheModel)'s L1 and L2, with the matrix streams):
+    /// ([`CacheModel`]'s L1 and L2, with the matrix streams):
     /// the figure that predicts speed where `D` does not. Applies to a square matrix's symmetric
     /// reordering and a rectangular one's rows alike (the columns as stored).
     pub x_misses: ModelledCost,

@@ -3,7 +3,7 @@
 //! relabelling columns changes no row distance; the reordered pattern is built only for windows
 //! of several rows. `O(nnz)` each. Called by [`crate::pipeline`].
 
-use crate::report::{LengthRuns, ReorderReport, SideReport, TspReport};
+use crate::report::{Kept, LengthRuns, ReorderReport, SideReport, TspReport};
 use crate::windows::{windows_for, SampledLatencies};
 use crate::{Method, PermuteMode, ReorderError, Reorderer, StartOrder, WindowSpec};
 use spmv_reorder_locality::Windows;
@@ -171,9 +171,9 @@ fn windows_in_words(spec: WindowSpec) -> String {
 fn returned_method(requested: Method, o: &Ordered<'_>) -> Method {
     let side = o.row_report.as_ref().or(o.col_report.as_ref());
     match side.and_then(|s| s.cache_check.as_ref()).map(|c| c.kept) {
-        Some("path") => Method::Tsp,
-        Some("start") => Method::Rcm,
-        Some(_) => Method::Identity,
+        Some(Kept::Path) => Method::Tsp,
+        Some(Kept::Start) => Method::Rcm,
+        Some(Kept::Input) => Method::Identity,
         None if requested == Method::Auto => Method::Rcm,
         None => requested,
     }
