@@ -78,6 +78,8 @@ def reorder(src, dst, spelling):
             cmd += ["--window", w[len("window="):]]
         elif w == "check=off":
             cmd += ["--no-cache-check"]
+        elif w.startswith("runs="):
+            cmd += ["--length-runs", w[len("runs="):]]
         else:
             cmd += ["--sampler", w]
     run(cmd)

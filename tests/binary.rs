@@ -121,7 +121,8 @@ proptest! {
             write_path(&petsc, &file, &WriteOptions::default()).unwrap();
             let back = read(&petsc, 1).unwrap().matrix;
             match &matrix {
-                AnyCsr::Complex(_) => prop_assert_eq!(&back, &matrix),
+                // Without entries a PETSc file holds nothing that tells complex from real.
+                AnyCsr::Complex(c) if c.nnz() > 0 => prop_assert_eq!(&back, &matrix),
                 other => prop_assert_eq!(back, AnyCsr::Real(other.to_real())),
             }
         }

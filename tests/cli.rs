@@ -528,7 +528,7 @@ fn help_states_the_library_defaults() {
             "all rows when the matrix has at most {} columns",
             t.sort_all_max_columns
         )) && help.contains(&format!(
-            "else blocks of {}. Default: auto for tsp",
+            "else blocks of {}. Default: auto for the auto method and for tsp",
             t.run_block
         )),
         "{help}"
