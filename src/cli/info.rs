@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use spmv_reorder::evaluate::MatrixInfo;
-use spmv_reorder::mtx::{read_path, ReadOptions};
+use spmv_reorder::mtx::{read_path_occupied, ReadOptions};
 use spmv_reorder::reorder::WindowSpec;
 use std::path::PathBuf;
 
@@ -21,10 +21,16 @@ pub struct InfoArgs {
 
 /// Runs `spmv-reorder info`.
 pub fn run(args: InfoArgs) -> anyhow::Result<()> {
-    let m = read_path(&args.file, &ReadOptions::default())?;
-    super::memory::reserve_for("info", super::memory::INFO, m.nrows(), m.ncols(), m.nnz())?;
-    let info =
-        MatrixInfo::compute(&m, args.window).with_context(|| format!("{}", args.file.display()))?;
+    // Only the rows and columns that hold entries are built: a tiny file declaring billions of
+    // rows costs its entries. D_w needs the whole matrix (where the windows fall).
+    let part = read_path_occupied(&args.file, &ReadOptions::default())?;
+    let (nrows, ncols) = match args.window {
+        Some(_) => (part.occupancy.nrows(), part.occupancy.ncols()),
+        None => (part.file.nrows(), part.file.ncols()),
+    };
+    super::memory::reserve_for("info", super::memory::INFO, nrows, ncols, part.file.nnz())?;
+    let info = MatrixInfo::compute_occupied(&part, args.window)
+        .with_context(|| format!("{}", args.file.display()))?;
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &info)?;

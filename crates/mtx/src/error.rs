@@ -468,6 +468,7 @@ impl From<SparseError> for ParseError {
     fn from(e: SparseError) -> Self {
         match e {
             SparseError::TooLarge { what, value, max } => ParseError::TooLarge { what, value, max },
+            SparseError::OutOfMemory { what, bytes } => ParseError::OutOfMemory { what, bytes },
             other => ParseError::BadSizeLine {
                 expected: "a valid matrix size",
                 found: other.to_string(),

@@ -5,6 +5,9 @@
 //!   as an [`AnyCsr`](spmv_reorder_sparse::AnyCsr) ready for computation.
 //! - [`write_path`] / [`write()`] write it back, by default in the storage it was read from, with
 //!   [`WriteOptions`] to change the format or symmetry.
+//! - [`read_path_occupied`] gives only the rows and columns that hold entries ([`Occupied`]),
+//!   so that a tiny file declaring billions of rows costs its entries; [`read_binary`] reads an
+//!   `.npz` or PETSc binary matrix from any reader.
 //! - [`read_permutation`] / [`write_permutation`]: permutation files (one 1-based old index per
 //!   line, in new order; [`PermutationFormat`] for 0-based and inverse files).
 //!   [`write_atomically`]: any other output file, written atomically.
@@ -93,6 +96,7 @@ mod input;
 mod matrix_market;
 mod npy;
 mod npz;
+mod occupied;
 mod options;
 mod output;
 mod permutation;
@@ -110,6 +114,7 @@ pub use error::{MtxError, ParseError};
 pub use files::binary_format_of;
 pub use header::{Format, Header, Symmetry};
 pub use matrix_market::MatrixMarket;
+pub use occupied::{read_path_occupied, Occupied};
 pub use options::{Progress, ReadOptions, WriteOptions};
 pub use output::{
     remove_temporary_files, write_atomically, write_path, write_path_with_progress,
@@ -120,6 +125,6 @@ pub use permutation::{
     write_permutation, write_permutation_as, IndexBase, PermutationFormat, PERMUTATION_DIRECTION,
 };
 pub use plan::OutputPlan;
-pub use read::{read, read_bytes, read_path, read_path_with_progress};
+pub use read::{read, read_binary, read_bytes, read_path, read_path_with_progress};
 pub use spmv_reorder_sparse::Field;
 pub use write::write;

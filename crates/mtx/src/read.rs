@@ -12,8 +12,8 @@ use crate::options::{no_progress, Pool, Progress, ReadOptions};
 use crate::stream;
 use crate::value::MtxValue;
 use crate::MatrixMarket;
-use spmv_reorder_sparse::{AnyCsr, Complex64, CsrMatrix, Field};
-use std::io::Read;
+use spmv_reorder_sparse::{AnyCsr, Complex64, CsrMatrix, Field, Occupancy};
+use std::io::{Read, Seek};
 use std::path::Path;
 
 /// Reads a matrix file: by its extension scipy's `.npz` or PETSc's binary `.petsc`
@@ -39,20 +39,50 @@ pub fn read_path_with_progress(
     opts: &ReadOptions,
     progress: Progress<'_>,
 ) -> Result<MatrixMarket, MtxError> {
+    read_path_as(path, opts, progress, Assembly::Whole).map(|(m, _)| m)
+}
+
+/// [`read_path_with_progress`], building the matrix as `assembly` says (the occupancy second
+/// with [`Assembly::Occupied`]).
+pub(crate) fn read_path_as(
+    path: &Path,
+    opts: &ReadOptions,
+    progress: Progress<'_>,
+    assembly: Assembly,
+) -> Result<(MatrixMarket, Option<Occupancy>), MtxError> {
     let named = |e: MtxError| e.with_path(Some(path.to_path_buf()));
     if input::is_dash(path) {
         let stdin = Counted::new(std::io::stdin().lock(), 0, progress);
-        return stream::read_stream(stdin, None, opts).map_err(named);
+        return stream::read_stream_as(stdin, None, opts, assembly).map_err(named);
     }
     let file = std::fs::File::open(path).map_err(|e| named(MtxError::io("open", e)))?;
     let size = file.metadata().ok().map(|m| m.len());
     let file = Counted::new(file, size.unwrap_or(0), progress);
     match crate::binary_format_of(path) {
-        Some(BinaryFormat::Npz) => crate::npz::read_npz(file, opts),
-        Some(BinaryFormat::Petsc) => crate::petsc::read_petsc(file, size.unwrap_or(0), opts),
-        None => stream::read_stream(file, size, opts),
+        Some(format) => read_binary(file, size.unwrap_or(0), format, opts)
+            .and_then(|m| crate::occupied::occupied_part(m, assembly, format)),
+        None => stream::read_stream_as(file, size, opts, assembly),
     }
     .map_err(named)
+}
+
+/// Reads a matrix in a binary `format` (scipy's `.npz` or PETSc's binary) of `len` bytes from
+/// `reader`, as [`read_path`] reads a file of that extension: a general coordinate header and
+/// no comments.
+///
+/// # Errors
+/// [`MtxError::Io`] when the reader fails, [`MtxError::Binary`] naming what is wrong with the
+/// file, [`MtxError::ThreadPool`] when `opts.threads` cannot be started.
+pub fn read_binary<R: Read + Seek + Send>(
+    reader: R,
+    len: u64,
+    format: BinaryFormat,
+    opts: &ReadOptions,
+) -> Result<MatrixMarket, MtxError> {
+    match format {
+        BinaryFormat::Npz => crate::npz::read_npz(reader, opts),
+        BinaryFormat::Petsc => crate::petsc::read_petsc(reader, len, opts),
+    }
 }
 
 /// Reads a Matrix Market text (plain or gzip) from any reader.
@@ -211,8 +241,20 @@ fn read_body<T: MtxValue>(
     let chunks = body::split_lines(body, target);
     let parsed = body::parse_chunks::<T>(&chunks, &pre.layout());
     let summaries: Vec<Chunk<T>> = parsed.iter().map(Chunk::summary).collect();
-    finish_body(&chunks, &summaries, parsed, pre)
+    finish_body(&chunks, &summaries, parsed, pre, Assembly::Whole).map(|(a, _)| a)
 }
+
+/// Whether a reader builds the whole matrix or only its occupied rows and columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Assembly {
+    /// The matrix as declared.
+    Whole,
+    /// The rows and columns that hold entries ([`crate::read_path_occupied`]).
+    Occupied,
+}
+
+/// A matrix as assembled, and its occupancy when only the occupied part was built.
+pub(crate) type Assembled<T> = (CsrMatrix<T>, Option<Occupancy>);
 
 /// Checks the parsed chunks (bad lines, entry count: `summaries`, one per chunk of text in
 /// `chunks`) and builds the expanded CSR matrix from the entries in `data`.
@@ -222,21 +264,31 @@ fn read_body<T: MtxValue>(
 pub(crate) fn finish_body<T: MtxValue>(
     chunks: &[&[u8]],
     parsed: &[Chunk<T>],
-    data: Vec<Chunk<T>>,
+    mut data: Vec<Chunk<T>>,
     pre: &Preamble,
-) -> Result<CsrMatrix<T>, MtxError> {
+    assembly: Assembly,
+) -> Result<Assembled<T>, MtxError> {
     body::check_entries(chunks, parsed, pre.size.entries, pre.body_line)?;
     let layout = pre.layout();
     let at_size_line = |kind| MtxError::at(pre.size_line, kind);
-    match pre.header.format {
-        Format::Coordinate => {
+    match (pre.header.format, assembly) {
+        (Format::Coordinate, Assembly::Whole) => {
             assemble::coordinate(layout.nrows, layout.ncols, data, layout.symmetry)
+                .map(|a| (a, None))
                 .map_err(at_size_line)
         }
-        Format::Array => {
+        (Format::Coordinate, Assembly::Occupied) => {
+            let occupancy =
+                crate::occupied::compact_chunks(&layout, &mut data).map_err(at_size_line)?;
+            let (m, n) = (occupancy.rows().len(), occupancy.cols().len());
+            assemble::coordinate(m, n, data, layout.symmetry)
+                .map(|a| (a, Some(occupancy.clone())))
+                .map_err(|e| at_size_line(crate::occupied::whole_indices(e, &occupancy)))
+        }
+        (Format::Array, _) => {
             let values: Vec<T> = data.iter().flat_map(|c| c.vals.iter().copied()).collect();
-            assemble::array(layout.nrows, layout.ncols, &values, layout.symmetry).map_err(|e| {
-                match e {
+            let a = assemble::array(layout.nrows, layout.ncols, &values, layout.symmetry).map_err(
+                |e| match e {
                     ArrayError::Parse(kind) => at_size_line(kind),
                     ArrayError::HermitianDiagonal { entry, index } => MtxError::at(
                         body::line_of_body_entry(chunks, parsed, entry, pre.body_line),
@@ -244,8 +296,14 @@ pub(crate) fn finish_body<T: MtxValue>(
                             index: index as u64 + 1,
                         },
                     ),
-                }
-            })
+                },
+            )?;
+            // The file holds every value: its occupied part is all of it.
+            let occupancy = (assembly == Assembly::Occupied)
+                .then(|| Occupancy::all(layout.nrows, layout.ncols))
+                .transpose()
+                .map_err(|e| at_size_line(e.into()))?;
+            Ok((a, occupancy))
         }
     }
 }

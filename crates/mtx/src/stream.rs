@@ -9,11 +9,11 @@
 use crate::body::{self, Chunk};
 use crate::error::{MtxError, ParseError};
 use crate::options::{Pool, ReadOptions};
-use crate::read::{default_chunk_bytes, finish_body, Preamble};
+use crate::read::{default_chunk_bytes, finish_body, Assembled, Assembly, Preamble};
 use crate::value::MtxValue;
 use crate::MatrixMarket;
 use flate2::read::MultiGzDecoder;
-use spmv_reorder_sparse::{AnyCsr, Complex64, CsrMatrix, Field};
+use spmv_reorder_sparse::{AnyCsr, Complex64, Field, Occupancy};
 use std::io::{self, Read};
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
@@ -47,6 +47,20 @@ pub(crate) fn read_stream<R: Read>(
     size: Option<u64>,
     opts: &ReadOptions,
 ) -> Result<MatrixMarket, MtxError> {
+    read_stream_as(reader, size, opts, Assembly::Whole).map(|(m, _)| m)
+}
+
+/// [`read_stream`], building the matrix as `assembly` says: with [`Assembly::Occupied`], the
+/// matrix returned is the occupied part and the occupancy comes second.
+///
+/// # Errors
+/// As [`crate::read()`].
+pub(crate) fn read_stream_as<R: Read>(
+    reader: R,
+    size: Option<u64>,
+    opts: &ReadOptions,
+    assembly: Assembly,
+) -> Result<(MatrixMarket, Option<Occupancy>), MtxError> {
     let mut source = Source::open(reader)?;
     let pool = Pool::new(opts.threads)?;
     let block = opts.chunk_bytes.unwrap_or_else(|| {
@@ -61,18 +75,22 @@ pub(crate) fn read_stream<R: Read>(
         pre: &pre,
         block,
         size_hint,
+        assembly,
     };
-    let matrix = match pre.header.field {
-        Field::Real => body.read::<f64>(rest).map(AnyCsr::Real),
-        Field::Integer => body.read::<i64>(rest).map(AnyCsr::Integer),
-        Field::Complex => body.read::<Complex64>(rest).map(AnyCsr::Complex),
-        Field::Pattern => body.read::<()>(rest).map(AnyCsr::Pattern),
+    let (matrix, occupancy) = match pre.header.field {
+        Field::Real => body.read::<f64>(rest).map(|(a, o)| (AnyCsr::Real(a), o)),
+        Field::Integer => body.read::<i64>(rest).map(|(a, o)| (AnyCsr::Integer(a), o)),
+        Field::Complex => body
+            .read::<Complex64>(rest)
+            .map(|(a, o)| (AnyCsr::Complex(a), o)),
+        Field::Pattern => body.read::<()>(rest).map(|(a, o)| (AnyCsr::Pattern(a), o)),
     }?;
-    Ok(MatrixMarket {
+    let file = MatrixMarket {
         header: pre.header,
         comments: pre.comments,
         matrix,
-    })
+    };
+    Ok((file, occupancy))
 }
 
 /// The decompressed text of a stream, read in pieces.
@@ -238,11 +256,13 @@ struct BodyReader<'s, 'a> {
     block: usize,
     /// Bytes of the input (decompressed estimate), when known.
     size_hint: Option<u64>,
+    /// The whole matrix or its occupied part.
+    assembly: Assembly,
 }
 
 impl BodyReader<'_, '_> {
     /// Reads and parses the body, starting with `rest` (the bytes read past the size line).
-    fn read<T: MtxValue>(&mut self, rest: Vec<u8>) -> Result<CsrMatrix<T>, MtxError> {
+    fn read<T: MtxValue>(&mut self, rest: Vec<u8>) -> Result<Assembled<T>, MtxError> {
         let (mut blocks, shared, tail) = self.parse_blocks::<T>(rest);
         blocks.sort_by_key(|b| b.0);
         let (bytes, parsed): (Vec<Vec<u8>>, Vec<Chunk<T>>) =
@@ -267,7 +287,7 @@ impl BodyReader<'_, '_> {
             return Err(self.source.error(failure, lines + newlines(&tail)));
         }
         self.pool
-            .install(|| finish_body(&chunks, &parsed, data, self.pre))
+            .install(|| finish_body(&chunks, &parsed, data, self.pre, self.assembly))
     }
 
     /// Reads blocks of whole lines and parses each on the pool while reading the next. Returns

@@ -1,7 +1,7 @@
 //! `AnyCsr`: a CSR matrix of any Matrix Market field, so a file's values survive a reordering
 //! unchanged (an integer matrix stays integer, a pattern stays a pattern).
 
-use crate::{Complex64, CsrMatrix, Permutation, SparseError};
+use crate::{Complex64, CsrMatrix, Occupancy, Permutation, SparseError};
 
 /// The value field of a matrix, as Matrix Market names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -120,6 +120,27 @@ impl AnyCsr {
     /// As [`CsrMatrix::permute`].
     pub fn permute(&self, rows: &Permutation, cols: &Permutation) -> Result<Self, SparseError> {
         Ok(each_map!(self, m => m.permute(rows, cols)?))
+    }
+    /// The rows and columns that hold entries ([`Occupancy::of`]).
+    ///
+    /// # Errors
+    /// As [`Occupancy::of`].
+    pub fn occupancy(&self) -> Result<Occupancy, SparseError> {
+        each!(self, m => Occupancy::of(m))
+    }
+    /// The matrix without the rows and columns `occupancy` leaves out ([`Occupancy::restrict`]).
+    ///
+    /// # Errors
+    /// As [`Occupancy::restrict`].
+    pub fn restricted(&self, occupancy: &Occupancy) -> Result<Self, SparseError> {
+        Ok(each_map!(self, m => occupancy.restrict(m)?))
+    }
+    /// The whole matrix of which this is the occupied part ([`Occupancy::expand`]).
+    ///
+    /// # Errors
+    /// As [`Occupancy::expand`].
+    pub fn expanded(&self, occupancy: &Occupancy) -> Result<Self, SparseError> {
+        Ok(each_map!(self, m => occupancy.expand(m)?))
     }
     /// Entries on or below the diagonal.
     pub fn lower_triangle(&self) -> Self {

@@ -247,21 +247,36 @@ impl<T: Value> CsrMatrix<T> {
     }
 
     /// `Aᵀ`, by a counting sort over columns: `O(nnz + nrows + ncols)`; rows of the result stay sorted.
+    ///
+    /// # Panics
+    /// When the transpose cannot be allocated ([`Self::try_transpose`] returns an error instead).
     pub fn transpose(&self) -> CsrMatrix<T> {
-        let mut ptr = vec![0usize; self.ncols + 1];
+        self.try_transpose().unwrap_or_else(|e| {
+            panic!("transpose of a {} x {} matrix: {e}", self.nrows, self.ncols)
+        })
+    }
+
+    /// [`Self::transpose`], its arrays allocated fallibly: the row offsets of `Aᵀ` are one per
+    /// column of `A`, which a tiny matrix may declare by the billion.
+    ///
+    /// # Errors
+    /// [`SparseError::OutOfMemory`] when an array cannot be allocated.
+    pub fn try_transpose(&self) -> Result<CsrMatrix<T>, SparseError> {
+        let nnz = self.nnz();
+        let mut ptr = crate::occupied::try_filled(self.ncols + 1, 0usize, "row offsets")?;
         for &c in &self.col_idx {
             ptr[c as usize + 1] += 1;
         }
         for j in 0..self.ncols {
             ptr[j + 1] += ptr[j];
         }
-        let mut next = ptr.clone();
-        let nnz = self.nnz();
-        let mut col_idx = vec![0u32; nnz];
-        let mut values: Vec<T> = Vec::with_capacity(nnz);
-        if nnz > 0 {
-            values.resize(nnz, self.values[0]);
-        }
+        let mut next = crate::occupied::try_filled(self.ncols, 0usize, "row offsets")?;
+        next.copy_from_slice(&ptr[..self.ncols]);
+        let mut col_idx = crate::occupied::try_filled(nnz, 0u32, "column indices")?;
+        let mut values: Vec<T> = match self.values.first() {
+            Some(&v) => crate::occupied::try_filled(nnz, v, "values")?,
+            None => Vec::new(),
+        };
         for i in 0..self.nrows {
             let (cols, vals) = self.row(i);
             for (&c, &v) in cols.iter().zip(vals) {
@@ -271,7 +286,9 @@ impl<T: Value> CsrMatrix<T> {
                 next[c as usize] += 1;
             }
         }
-        CsrMatrix::new_unchecked(self.ncols, self.nrows, ptr, col_idx, values)
+        Ok(CsrMatrix::new_unchecked(
+            self.ncols, self.nrows, ptr, col_idx, values,
+        ))
     }
 
     /// The structure alone (a pattern matrix).
@@ -474,7 +491,7 @@ fn merge_sorted_duplicates<T: Value>(row: &mut [(u32, T)]) -> usize {
     w + 1
 }
 
-fn check_dims(nrows: usize, ncols: usize) -> Result<(), SparseError> {
+pub(crate) fn check_dims(nrows: usize, ncols: usize) -> Result<(), SparseError> {
     for (what, v) in [("rows", nrows), ("columns", ncols)] {
         if v > MAX_DIM {
             return Err(SparseError::TooLarge {

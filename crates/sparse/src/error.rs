@@ -62,4 +62,12 @@ pub enum SparseError {
         /// Columns.
         ncols: usize,
     },
+    /// An array could not be allocated: the matrix needs more memory than this process may have.
+    #[error("{what}: cannot allocate {bytes} bytes")]
+    OutOfMemory {
+        /// What was being allocated, e.g. `"row offsets"`.
+        what: &'static str,
+        /// Bytes asked for.
+        bytes: u64,
+    },
 }

@@ -49,6 +49,7 @@
 mod any;
 mod csr;
 mod error;
+mod occupied;
 // AVX-512 loads and stores in a measured hot loop, behind a checked safe function.
 #[allow(unsafe_code)]
 pub mod overlap_kernel;
@@ -68,6 +69,7 @@ pub use any::{AnyCsr, Field};
 pub use csr::{split_by_offsets, CsrMatrix, MAX_DIM};
 pub use error::SparseError;
 pub use num_complex::Complex64;
+pub use occupied::Occupancy;
 pub use perm::Permutation;
 pub use prefetch::prefetch;
 pub use row_sum::row_sum;
