@@ -3,13 +3,14 @@
 //! Matrix Market twins, the invalid-file corpus, write-then-read round trips of every field, and
 //! atomic output.
 
-use crate::common::{root, run, temp_dir};
+use crate::common::{assert_clean_failure, root, run, run_capped, temp_dir};
 use proptest::prelude::*;
 use spmv_reorder_mtx::{
     read_path, write_path, BinaryFormat, MatrixMarket, MtxError, ReadOptions, WriteOptions,
 };
 use spmv_reorder_sparse::{AnyCsr, Complex64, CsrMatrix, Field};
 use std::path::{Path, PathBuf};
+use std::process::Stdio;
 
 fn files(dir: &str) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("tests/data").join(dir))
@@ -180,4 +181,67 @@ fn the_main_job_reads_and_writes_binary_formats_by_extension() {
         "{err}"
     );
     assert!(!dir.path().join("x.mtx").exists());
+}
+
+#[test]
+fn truncated_binary_files_are_errors_naming_the_file() {
+    let dir = temp_dir();
+    for path in files("binary") {
+        let Some(format) = spmv_reorder_mtx::binary_format_of(&path) else {
+            continue;
+        };
+        let bytes = std::fs::read(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let cut = dir.path().join(&name);
+        for len in [
+            0,
+            1,
+            7,
+            bytes.len() / 4,
+            bytes.len() / 2,
+            bytes.len() - 9,
+            bytes.len() - 1,
+        ] {
+            std::fs::write(&cut, &bytes[..len]).unwrap();
+            match read(&cut, 2) {
+                Err(e) => {
+                    let shown = e.to_string();
+                    assert!(
+                        shown.starts_with(&format!("{}: ", cut.display())),
+                        "{shown}"
+                    );
+                }
+                // A matrix followed by a vector may lose part of the vector and still be read.
+                Ok(_) => assert!(
+                    name.contains("with_vector") && format == BinaryFormat::Petsc,
+                    "{name} cut to {len} bytes was read"
+                ),
+            }
+        }
+    }
+}
+
+#[test]
+fn tiny_binary_files_declaring_huge_sizes_fail_cleanly_under_a_memory_cap() {
+    let dir = temp_dir();
+    let d = dir.path();
+    for (k, (format, bytes)) in crate::binary_inputs::huge_declared_sizes()
+        .into_iter()
+        .enumerate()
+    {
+        let name = format!(
+            "huge{k}.{}",
+            if format == BinaryFormat::Npz {
+                "npz"
+            } else {
+                "petsc"
+            }
+        );
+        std::fs::write(d.join(&name), bytes).unwrap();
+        for job in [vec!["info", &name], vec![&name, "-o", "out.mtx"]] {
+            let (code, err) = run_capped(&job, d, 1024, Stdio::null());
+            assert_clean_failure((code, err), &name, &format!("{job:?}"));
+        }
+    }
+    assert!(!d.join("out.mtx").exists());
 }

@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 /// The built `spmv-reorder` binary.
 pub fn binary() -> Command {
@@ -36,4 +36,34 @@ pub fn run(args: &[&str], cwd: &Path) -> (bool, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// Runs the binary in `dir` under an address-space cap of `mb` MiB (`prlimit --as`), with `stdin`
+/// as its standard input; returns (exit code, stderr).
+pub fn run_capped(args: &[&str], dir: &Path, mb: u64, stdin: Stdio) -> (Option<i32>, String) {
+    let out = Command::new("prlimit")
+        .arg(format!("--as={}", mb << 20))
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_spmv-reorder"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(stdin)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Asserts a clean failure: exit status 1 (no signal, no abort), a message with `needle`.
+pub fn assert_clean_failure((code, err): (Option<i32>, String), needle: &str, what: &str) {
+    assert_eq!(code, Some(1), "{what}: {err}");
+    assert!(err.contains(needle), "{what}: {err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("memory allocation of"),
+        "{what}: {err}"
+    );
 }

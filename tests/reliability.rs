@@ -1,7 +1,7 @@
 //! Integration tests: what the tool never does to a user's files, and how it fails on bad input
 //! and bad options (no panic, no abort, no hang, no unbounded memory; a message naming the file).
 
-use crate::common::{binary, matrix, run, temp_dir};
+use crate::common::{assert_clean_failure, binary, matrix, run, run_capped, temp_dir};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -345,36 +345,6 @@ fn every_subcommand_that_prints_exits_quietly_on_a_closed_pipe() {
             "{args:?}: {err}"
         );
     }
-}
-
-/// Runs the binary in `dir` under an address-space cap of `mb` MiB (`prlimit --as`), with `stdin`
-/// as its standard input; returns (exit code, stderr).
-fn run_capped(args: &[&str], dir: &Path, mb: u64, stdin: Stdio) -> (Option<i32>, String) {
-    let out = Command::new("prlimit")
-        .arg(format!("--as={}", mb << 20))
-        .arg("--")
-        .arg(env!("CARGO_BIN_EXE_spmv-reorder"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(stdin)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// Asserts a clean failure: exit status 1 (no signal, no abort), a message with `needle`.
-fn assert_clean_failure((code, err): (Option<i32>, String), needle: &str, what: &str) {
-    assert_eq!(code, Some(1), "{what}: {err}");
-    assert!(err.contains(needle), "{what}: {err}");
-    assert!(
-        !err.contains("panicked") && !err.contains("memory allocation of"),
-        "{what}: {err}"
-    );
 }
 
 #[test]

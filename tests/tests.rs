@@ -1,6 +1,10 @@
 //! Integration tests: one binary, one module per concern.
 
 mod common;
+// The binary inputs of the fuzz target, for the tests of huge declared sizes.
+#[allow(dead_code)]
+#[path = "fuzz/binary.rs"]
+mod binary_inputs;
 
 mod binary;
 mod cli;

@@ -10,6 +10,7 @@
 //! machine. Prints the number of inputs run and crashes; a crash's input is saved under
 //! `target/fuzz-crashes/`.
 
+mod binary;
 #[allow(dead_code, unused_imports)]
 #[path = "../../src/cli/mod.rs"]
 mod cli;
@@ -23,6 +24,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+/// The message of the last panic, for the crash report.
+static LAST_PANIC: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
+
 /// The longest one input may take before the run counts as hung.
 const HANG: Duration = Duration::from_secs(60);
 
@@ -32,19 +36,24 @@ fn main() -> ExitCode {
     }
     let seconds: u64 = env_number("FUZZ_SECONDS", 20);
     let seed: u64 = env_number("FUZZ_SEED", 1);
-    std::panic::set_hook(Box::new(|_| {})); // crashes are reported below, with their input
+    // Crashes are reported by `Fuzz::guard`, with their input and this message.
+    std::panic::set_hook(Box::new(|info| {
+        *LAST_PANIC.lock().unwrap() = info.to_string()
+    }));
     let mut fuzz = Fuzz::new(seed);
     let deadline = Instant::now() + Duration::from_secs(seconds);
     watchdog(fuzz.current.clone());
     while Instant::now() < deadline {
         fuzz.reader_input();
+        fuzz.binary_input();
         fuzz.command_line();
     }
     println!(
-        "fuzz: {} inputs in {seconds} s (seed {seed}): {} Matrix Market texts, {} permutation \
-         files, {} command lines; {} crashes",
-        fuzz.texts + fuzz.perms + fuzz.lines,
+        "fuzz: {} inputs in {seconds} s (seed {seed}): {} Matrix Market texts, {} binary \
+         matrix files, {} permutation files, {} command lines; {} crashes",
+        fuzz.texts + fuzz.binaries + fuzz.perms + fuzz.lines,
         fuzz.texts,
+        fuzz.binaries,
         fuzz.perms,
         fuzz.lines,
         fuzz.crashes
@@ -102,7 +111,9 @@ struct Fuzz {
     rng: Xoshiro256PlusPlus,
     seeds: Vec<Vec<u8>>,
     perm_seeds: Vec<Vec<u8>>,
+    binary_seeds: Vec<binary::Input>,
     texts: u64,
+    binaries: u64,
     perms: u64,
     lines: u64,
     crashes: u64,
@@ -123,7 +134,12 @@ impl Fuzz {
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             seeds,
             perm_seeds: files(&root.join("tests/data/invalid_perm")),
+            binary_seeds: binary::seeds(&[
+                &root.join("tests/data/binary"),
+                &root.join("tests/data/invalid_binary"),
+            ]),
             texts: 0,
+            binaries: 0,
             perms: 0,
             lines: 0,
             crashes: 0,
@@ -140,7 +156,11 @@ impl Fuzz {
             let _ = std::fs::create_dir_all(&dir);
             let path = dir.join(format!("{what}-{}", self.crashes));
             let _ = std::fs::write(&path, input);
-            eprintln!("fuzz: crash in {what}: input saved to {}", path.display());
+            let message = LAST_PANIC.lock().unwrap().clone();
+            eprintln!(
+                "fuzz: crash in {what}: input saved to {}: {message}",
+                path.display()
+            );
         }
     }
 
@@ -164,12 +184,28 @@ impl Fuzz {
                 mtx::read(&text[..], &opts)
             };
             assert_eq!(in_memory_read, streamed.is_ok(), "the readers agree");
-            if let Ok(m) = streamed {
+            let occupied = mtx::read_occupied(&text[..], &opts);
+            // The occupied part may fit where the whole matrix does not.
+            let whole_too_large = streamed.as_ref().is_err_and(|e| {
+                matches!(e.parse_error(), Some(mtx::ParseError::OutOfMemory { .. }))
+            });
+            if !whole_too_large {
+                assert_eq!(
+                    occupied.is_ok(),
+                    streamed.is_ok(),
+                    "the occupied reader agrees"
+                );
+            }
+            if let (Ok(m), Ok(part)) = (streamed, occupied) {
                 // Small matrices only: the checks copy the matrix, which the reader did not need.
                 if m.nrows() <= 1 << 16 && m.ncols() <= 1 << 16 {
                     let a = m.matrix.pattern();
                     assert_eq!(a.nnz(), m.nnz());
-                    spmv_reorder::evaluate::MatrixInfo::compute(&m, None).expect("info");
+                    // Patterns, not values: NaN is not equal to itself.
+                    let of = mtx::Occupied::of(&m).expect("small");
+                    assert_eq!(of.occupancy, part.occupancy, "the same occupancy");
+                    assert_eq!(of.file.matrix.pattern(), part.file.matrix.pattern());
+                    check_info(&m, &part);
                     let mut out = Vec::new();
                     mtx::write(&mut out, &m, &Default::default()).expect("written back");
                     let back = mtx::read_bytes(&out, &ReadOptions::default()).expect("read back");
@@ -185,6 +221,27 @@ impl Fuzz {
                 let mut seen = vec![false; p.len()];
                 for &old in p.new_to_old() {
                     assert!(!std::mem::replace(&mut seen[old], true), "a permutation");
+                }
+            }
+        });
+    }
+
+    /// A mutated `.npz` or PETSc file through its reader; what reads must be a valid matrix.
+    fn binary_input(&mut self) {
+        let seed = self.binary_seeds[self.rng.random_range(0..self.binary_seeds.len())].clone();
+        let (format, bytes) = binary::mutate(&mut self.rng, seed, mutate);
+        let threads = self.rng.random_range(1..=2);
+        self.binaries += 1;
+        self.guard(&format.to_string(), &bytes.clone(), move || {
+            let opts = ReadOptions {
+                threads: Some(threads),
+                chunk_bytes: None,
+            };
+            let len = bytes.len() as u64;
+            if let Ok(m) = mtx::read_binary(std::io::Cursor::new(bytes), len, format, &opts) {
+                if m.nrows() <= 1 << 16 && m.ncols() <= 1 << 16 {
+                    assert_eq!(m.matrix.pattern().nnz(), m.nnz());
+                    check_info(&m, &mtx::Occupied::of(&m).expect("small"));
                 }
             }
         });
@@ -215,6 +272,19 @@ impl Fuzz {
                 let _ = spmv_reorder::evaluate::evaluate::Candidate::parse(a, &base);
             }
         });
+    }
+}
+
+/// `info` of `m` and of its occupied part agree, with and without windows.
+fn check_info(m: &mtx::MatrixMarket, part: &mtx::Occupied) {
+    use spmv_reorder::evaluate::MatrixInfo;
+    use spmv_reorder::reorder::WindowSpec;
+    for window in [None, Some(WindowSpec::Fixed(3))] {
+        let whole = MatrixInfo::compute(m, window).expect("info");
+        assert_eq!(
+            MatrixInfo::compute_occupied(part, window).expect("info"),
+            whole
+        );
     }
 }
 

@@ -5,7 +5,7 @@
 //!   as an [`AnyCsr`](spmv_reorder_sparse::AnyCsr) ready for computation.
 //! - [`write_path`] / [`write()`] write it back, by default in the storage it was read from, with
 //!   [`WriteOptions`] to change the format or symmetry.
-//! - [`read_path_occupied`] gives only the rows and columns that hold entries ([`Occupied`]),
+//! - [`read_path_occupied`] / [`read_occupied`] give only the rows and columns that hold entries ([`Occupied`]),
 //!   so that a tiny file declaring billions of rows costs its entries; [`read_binary`] reads an
 //!   `.npz` or PETSc binary matrix from any reader.
 //! - [`read_permutation`] / [`write_permutation`]: permutation files (one 1-based old index per
@@ -114,7 +114,7 @@ pub use error::{MtxError, ParseError};
 pub use files::binary_format_of;
 pub use header::{Format, Header, Symmetry};
 pub use matrix_market::MatrixMarket;
-pub use occupied::{read_path_occupied, Occupied};
+pub use occupied::{read_occupied, read_path_occupied, Occupied};
 pub use options::{Progress, ReadOptions, WriteOptions};
 pub use output::{
     remove_temporary_files, write_atomically, write_path, write_path_with_progress,

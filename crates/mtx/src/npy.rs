@@ -152,7 +152,7 @@ fn parse_descr(descr: &str) -> Option<Dtype> {
         _ => (false, descr),
     };
     let letter = rest.chars().next()?;
-    let size: usize = rest[1..].parse().ok()?;
+    let size: usize = rest[letter.len_utf8()..].parse().ok()?;
     let kind = match letter {
         'b' | '?' => Kind::Bool,
         'i' => Kind::Int,
@@ -168,7 +168,7 @@ fn parse_descr(descr: &str) -> Option<Dtype> {
         Kind::Int | Kind::Uint => matches!(size, 1 | 2 | 4 | 8),
         Kind::Float => matches!(size, 4 | 8),
         Kind::Complex => matches!(size, 8 | 16),
-        Kind::Text { .. } => size <= 64,
+        Kind::Text { .. } => (1..=64).contains(&size),
     };
     let (size, big_endian) = match kind {
         Kind::Text { utf32: true } => (size * 4, order),
@@ -186,7 +186,8 @@ fn parse_descr(descr: &str) -> Option<Dtype> {
 ///
 /// # Errors
 /// [`BinaryError::Truncated`] when the data ends early, [`BinaryError::OutOfMemory`] when the
-/// vector cannot be reserved, and whatever `convert` returns.
+/// vector cannot grow (it grows with the data read, never ahead of it by more than a block),
+/// and whatever `convert` returns.
 pub(crate) fn read_data<R: Read, T>(
     r: &mut R,
     header: &Header,
@@ -196,17 +197,17 @@ pub(crate) fn read_data<R: Read, T>(
     let count = header.len();
     let size = header.dtype.size;
     let mut out = Vec::new();
-    let wanted = usize::try_from(count).unwrap_or(usize::MAX);
-    out.try_reserve_exact(wanted)
-        .map_err(|_| BinaryError::OutOfMemory {
-            what: array,
-            bytes: count.saturating_mul(std::mem::size_of::<T>() as u64),
-        })?;
     let per_block = (BLOCK_BYTES / size.max(1)).max(1);
     let mut raw = vec![0u8; per_block * size];
     let mut done = 0u64;
     while done < count {
         let n = per_block.min((count - done) as usize);
+        // Room for what was read, not for what the header says: a header may claim more than
+        // the file holds, and memory follows the bytes that are there.
+        out.try_reserve(n).map_err(|_| BinaryError::OutOfMemory {
+            what: array,
+            bytes: count.saturating_mul(std::mem::size_of::<T>() as u64),
+        })?;
         let bytes = &mut raw[..n * size];
         r.read_exact(bytes).map_err(|_| BinaryError::Truncated {
             what: array,
@@ -337,6 +338,15 @@ mod tests {
         assert!(matches!(e, Err(BinaryError::UnsupportedDtype { .. })));
         let e = parse_header("{'descr': '<f8', 'shape': (1,), }", "data");
         assert!(matches!(e, Err(BinaryError::BadNpy { .. })));
+        // Found by fuzzing: a type letter of several bytes, and text of no bytes per element.
+        for descr in ["é<i4", "<é4", "|S0", "<U0"] {
+            let text = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': (1,), }}");
+            let e = parse_header(&text, "data");
+            assert!(
+                matches!(e, Err(BinaryError::UnsupportedDtype { .. })),
+                "{descr}"
+            );
+        }
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::options::{Pool, Progress, ReadOptions};
 use crate::output::{write_file_output, CountedWriter};
 use crate::value::MtxValue;
 use crate::MatrixMarket;
-use spmv_reorder_sparse::{AnyCsr, Complex64, CsrMatrix};
+use spmv_reorder_sparse::{AnyCsr, Complex64, CsrMatrix, SparseError};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::Path;
@@ -261,7 +261,15 @@ fn read_layout<T: NpzValue>(
 ) -> Result<CsrMatrix<T>, MtxError> {
     match layout {
         "csr" => read_compressed(archive, nrows, ncols),
-        "csc" => Ok(read_compressed::<T>(archive, ncols, nrows)?.transpose()),
+        // The transpose has a row offset per row of the shape, which the file need not hold.
+        "csc" => read_compressed::<T>(archive, ncols, nrows)?
+            .try_transpose()
+            .map_err(|e| match e {
+                SparseError::OutOfMemory { what, bytes } => {
+                    err(BinaryError::OutOfMemory { what, bytes })
+                }
+                other => unreachable!("a transpose fails only for memory: {other}"),
+            }),
         "coo" => read_coo(archive, nrows, ncols),
         other => Err(err(BinaryError::UnsupportedLayout {
             found: other.to_string(),

@@ -12,9 +12,11 @@ use crate::body::{Chunk, Layout};
 use crate::error::{MtxError, ParseError};
 use crate::options::no_progress;
 use crate::read::{read_path_as, Assembly};
+use crate::stream;
 use crate::{Format, MatrixMarket, ReadOptions};
 use rayon::prelude::*;
 use spmv_reorder_sparse::{Occupancy, SparseError};
+use std::io::Read;
 use std::path::Path;
 
 /// The occupied part of a matrix file and where it sits in the whole matrix.
@@ -74,6 +76,17 @@ impl Occupied {
 /// As [`read_path`](crate::read_path).
 pub fn read_path_occupied(path: &Path, opts: &ReadOptions) -> Result<Occupied, MtxError> {
     let (file, occupancy) = read_path_as(path, opts, &no_progress, Assembly::Occupied)?;
+    let occupancy = occupancy.expect("an occupied read gives the occupancy");
+    Ok(Occupied { file, occupancy })
+}
+
+/// Reads a Matrix Market text (plain or gzip) as [`read`](crate::read()) does, building only
+/// the rows and columns that hold entries.
+///
+/// # Errors
+/// As [`read`](crate::read()).
+pub fn read_occupied<R: Read>(reader: R, opts: &ReadOptions) -> Result<Occupied, MtxError> {
+    let (file, occupancy) = stream::read_stream_as(reader, None, opts, Assembly::Occupied)?;
     let occupancy = occupancy.expect("an occupied read gives the occupancy");
     Ok(Occupied { file, occupancy })
 }
