@@ -13,15 +13,17 @@
 
 use crate::assemble;
 use crate::binary_error::{BinaryError, BinaryFormat};
-use crate::body::Chunk;
+use crate::body::{Chunk, Layout};
 use crate::error::MtxError;
-use crate::header::{Header, Symmetry};
+use crate::header::{Format, Header, Symmetry};
 use crate::npy::{self, Dtype, Kind};
+use crate::occupied;
 use crate::options::{Pool, Progress, ReadOptions};
 use crate::output::{write_file_output, CountedWriter};
+use crate::read::{Assembled, Assembly};
 use crate::value::MtxValue;
 use crate::MatrixMarket;
-use spmv_reorder_sparse::{AnyCsr, Complex64, CsrMatrix, SparseError};
+use spmv_reorder_sparse::{AnyCsr, Complex64, CsrMatrix, Occupancy, SparseError};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::Path;
@@ -108,7 +110,8 @@ impl<R: Read + Seek + Send> ReadSeek for R {}
 pub(crate) fn read_npz<'r, R: Read + Seek + Send + 'r>(
     file: R,
     opts: &ReadOptions,
-) -> Result<MatrixMarket, MtxError> {
+    assembly: Assembly,
+) -> Result<(MatrixMarket, Option<Occupancy>), MtxError> {
     let file: Box<dyn ReadSeek + 'r> = Box::new(file);
     let mut archive =
         ZipArchive::new(BufReader::with_capacity(1 << 20, file)).map_err(zip_error)?;
@@ -119,26 +122,32 @@ pub(crate) fn read_npz<'r, R: Read + Seek + Send + 'r>(
         header
     };
     let pool = Pool::new(opts.threads)?;
+    let shape = (nrows, ncols, assembly);
     let job = |archive: &mut Archive<'_>| match data.dtype.kind {
-        Kind::Bool => read_layout::<()>(archive, &layout, nrows, ncols).map(AnyCsr::Pattern),
-        Kind::Int | Kind::Uint => {
-            read_layout::<i64>(archive, &layout, nrows, ncols).map(AnyCsr::Integer)
+        Kind::Bool => {
+            read_layout::<()>(archive, &layout, shape).map(|(a, o)| (AnyCsr::Pattern(a), o))
         }
-        Kind::Float => read_layout::<f64>(archive, &layout, nrows, ncols).map(AnyCsr::Real),
+        Kind::Int | Kind::Uint => {
+            read_layout::<i64>(archive, &layout, shape).map(|(a, o)| (AnyCsr::Integer(a), o))
+        }
+        Kind::Float => {
+            read_layout::<f64>(archive, &layout, shape).map(|(a, o)| (AnyCsr::Real(a), o))
+        }
         Kind::Complex => {
-            read_layout::<Complex64>(archive, &layout, nrows, ncols).map(AnyCsr::Complex)
+            read_layout::<Complex64>(archive, &layout, shape).map(|(a, o)| (AnyCsr::Complex(a), o))
         }
         Kind::Text { .. } => Err(err(BinaryError::UnsupportedDtype {
             array: "data",
             dtype: data.descr.clone(),
         })),
     };
-    let matrix = pool.install(|| job(&mut archive))?;
-    Ok(MatrixMarket {
+    let (matrix, occupancy) = pool.install(|| job(&mut archive))?;
+    let file = MatrixMarket {
         header: Header::general(matrix.field()),
         comments: Vec::new(),
         matrix,
-    })
+    };
+    Ok((file, occupancy))
 }
 
 fn zip_error(e: zip::result::ZipError) -> MtxError {
@@ -252,25 +261,27 @@ fn require_len(header: &npy::Header, what: &'static str, expected: u64) -> Resul
     Ok(())
 }
 
-/// The matrix in the archive's `layout`, with values of type `T`.
+/// The matrix in the archive's `layout`, with values of type `T`, of `nrows x ncols` built as
+/// `assembly` says (a COO file's occupied part is built alone; other layouts hold a row offset
+/// per row, so they are read whole and their occupancy is left to the caller).
 fn read_layout<T: NpzValue>(
     archive: &mut Archive<'_>,
     layout: &str,
-    nrows: usize,
-    ncols: usize,
-) -> Result<CsrMatrix<T>, MtxError> {
+    (nrows, ncols, assembly): (usize, usize, Assembly),
+) -> Result<Assembled<T>, MtxError> {
     match layout {
-        "csr" => read_compressed(archive, nrows, ncols),
+        "csr" => read_compressed(archive, nrows, ncols).map(|a| (a, None)),
         // The transpose has a row offset per row of the shape, which the file need not hold.
         "csc" => read_compressed::<T>(archive, ncols, nrows)?
             .try_transpose()
+            .map(|a| (a, None))
             .map_err(|e| match e {
                 SparseError::OutOfMemory { what, bytes } => {
                     err(BinaryError::OutOfMemory { what, bytes })
                 }
                 other => unreachable!("a transpose fails only for memory: {other}"),
             }),
-        "coo" => read_coo(archive, nrows, ncols),
+        "coo" => read_coo(archive, nrows, ncols, assembly),
         other => Err(err(BinaryError::UnsupportedLayout {
             found: other.to_string(),
         })),
@@ -301,7 +312,8 @@ fn read_coo<T: NpzValue>(
     archive: &mut Archive<'_>,
     nrows: usize,
     ncols: usize,
-) -> Result<CsrMatrix<T>, MtxError> {
+    assembly: Assembly,
+) -> Result<Assembled<T>, MtxError> {
     let nnz = member(archive, "data")?.0.len();
     let mut chunk = Chunk::empty();
     let has_rows = archive.index_for_name("row.npy").is_some();
@@ -328,8 +340,24 @@ fn read_coo<T: NpzValue>(
         chunk.cols = read_indices(&mut r, &header, "coords", nnz, ncols as u64)?;
     }
     chunk.vals = read_values(archive, nnz)?;
-    assemble::coordinate(nrows, ncols, vec![chunk.seal()], Symmetry::General)
-        .map_err(|e| err(from_assembly(e)))
+    let mut chunks = vec![chunk.seal()];
+    if assembly == Assembly::Whole {
+        return assemble::coordinate(nrows, ncols, chunks, Symmetry::General)
+            .map(|a| (a, None))
+            .map_err(|e| err(from_assembly(e)));
+    }
+    let layout = Layout {
+        format: Format::Coordinate,
+        symmetry: Symmetry::General,
+        nrows,
+        ncols,
+    };
+    let occupancy =
+        occupied::compact_chunks(&layout, &mut chunks).map_err(|e| err(from_assembly(e)))?;
+    let (m, n) = (occupancy.rows().len(), occupancy.cols().len());
+    let a = assemble::coordinate(m, n, chunks, Symmetry::General)
+        .map_err(|e| err(from_assembly(occupied::whole_indices(e, &occupancy))))?;
+    Ok((a, Some(occupancy)))
 }
 
 /// What assembling COO entries can fail with, as a binary file's error.

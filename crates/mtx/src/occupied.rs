@@ -3,9 +3,9 @@
 //! allocate follows the entries of the file, not the size it declares: a file of three entries
 //! declaring 2^26 rows costs three entries, not 2^26 row offsets.
 //!
-//! Coordinate files are compacted before assembly (`O(nnz log nnz)`, no per-row work). Array
-//! files and binary files hold every row already (values, or row offsets), so they are read
-//! whole and restricted. Called by `read.rs`; used by `spmv-reorder info`.
+//! Coordinate files (Matrix Market, and scipy's COO layout) are compacted before assembly
+//! (`O(nnz log nnz)`, no per-row work). Array files and the other binary layouts hold every row
+//! already (values, or row offsets), so they are read whole and restricted. Called by `read.rs`; used by `spmv-reorder info`.
 
 use crate::binary_error::{BinaryError, BinaryFormat};
 use crate::body::{Chunk, Layout};
@@ -91,14 +91,15 @@ pub fn read_occupied<R: Read>(reader: R, opts: &ReadOptions) -> Result<Occupied,
     Ok(Occupied { file, occupancy })
 }
 
-/// The matrix read from a binary file, restricted when `assembly` asks for the occupied part.
+/// The matrix read from a binary file, restricted when `assembly` asks for the occupied part
+/// and the reader built the whole matrix.
 pub(crate) fn occupied_part(
-    m: MatrixMarket,
+    (m, occupancy): (MatrixMarket, Option<Occupancy>),
     assembly: Assembly,
     format: BinaryFormat,
 ) -> Result<(MatrixMarket, Option<Occupancy>), MtxError> {
-    if assembly == Assembly::Whole {
-        return Ok((m, None));
+    if assembly == Assembly::Whole || occupancy.is_some() {
+        return Ok((m, occupancy));
     }
     let binary = |e: SparseError| match e {
         SparseError::OutOfMemory { what, bytes } => {

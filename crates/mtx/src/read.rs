@@ -59,8 +59,8 @@ pub(crate) fn read_path_as(
     let size = file.metadata().ok().map(|m| m.len());
     let file = Counted::new(file, size.unwrap_or(0), progress);
     match crate::binary_format_of(path) {
-        Some(format) => read_binary(file, size.unwrap_or(0), format, opts)
-            .and_then(|m| crate::occupied::occupied_part(m, assembly, format)),
+        Some(format) => read_binary_as(file, size.unwrap_or(0), format, opts, assembly)
+            .and_then(|read| crate::occupied::occupied_part(read, assembly, format)),
         None => stream::read_stream_as(file, size, opts, assembly),
     }
     .map_err(named)
@@ -79,9 +79,21 @@ pub fn read_binary<R: Read + Seek + Send>(
     format: BinaryFormat,
     opts: &ReadOptions,
 ) -> Result<MatrixMarket, MtxError> {
+    read_binary_as(reader, len, format, opts, Assembly::Whole).map(|(m, _)| m)
+}
+
+/// [`read_binary`], building the matrix as `assembly` says where the format allows (the
+/// occupancy comes second when only the occupied part was built).
+fn read_binary_as<R: Read + Seek + Send>(
+    reader: R,
+    len: u64,
+    format: BinaryFormat,
+    opts: &ReadOptions,
+    assembly: Assembly,
+) -> Result<(MatrixMarket, Option<Occupancy>), MtxError> {
     match format {
-        BinaryFormat::Npz => crate::npz::read_npz(reader, opts),
-        BinaryFormat::Petsc => crate::petsc::read_petsc(reader, len, opts),
+        BinaryFormat::Npz => crate::npz::read_npz(reader, opts, assembly),
+        BinaryFormat::Petsc => crate::petsc::read_petsc(reader, len, opts).map(|m| (m, None)),
     }
 }
 
