@@ -348,7 +348,7 @@ fn every_subcommand_that_prints_exits_quietly_on_a_closed_pipe() {
 }
 
 #[test]
-fn tiny_files_declaring_huge_sizes_fail_cleanly_under_a_memory_cap() {
+fn tiny_files_declaring_huge_sizes_cost_their_entries_or_fail_cleanly_under_a_cap() {
     let dir = temp_dir();
     let d = dir.path();
     let header = "%%MatrixMarket matrix coordinate real general\n";
@@ -359,8 +359,11 @@ fn tiny_files_declaring_huge_sizes_fail_cleanly_under_a_memory_cap() {
     ] {
         let text = format!("{header}{size}\n1 1 1.0\n2 5 2.0\n{last}\n");
         std::fs::write(d.join(name), text).unwrap();
+        // info builds only the occupied rows and columns: three entries cost three entries.
+        let (code, err) = run_capped(&["info", name], d, 256, Stdio::null());
+        assert_eq!(code, Some(0), "info {name}: {err}");
         for job in [
-            vec!["info", name],
+            vec!["info", name, "--window", "8"],
             vec![name, "-o", "out.mtx"],
             vec!["sample", name, "--sampler", "random:0.5", "-o", "s.mtx"],
         ] {
