@@ -9,7 +9,7 @@ use crate::EvaluateError;
 use spmv_reorder_locality::{
     row_distance, total_distance, windowed_distance, CacheModel, ModelledCost, Parallelism,
 };
-use spmv_reorder_mtx::{MatrixMarket, Occupied};
+use spmv_reorder_mtx::{Header, MatrixMarket, Occupied};
 use spmv_reorder_reorder::windows::windows_for;
 use spmv_reorder_reorder::WindowSpec;
 use spmv_reorder_sparse::Permutation;
@@ -72,12 +72,7 @@ impl MatrixInfo {
         let (row_nnz_min, row_nnz_max, empty_rows) = row_length_stats(&a);
         let h = &m.header;
         let mut info = MatrixInfo {
-            banner: format!(
-                "%%MatrixMarket matrix {} {} {}",
-                h.format.as_str(),
-                h.field.as_str(),
-                h.symmetry.as_str()
-            ),
+            banner: banner(h),
             rows: a.nrows(),
             cols: a.ncols(),
             nnz: a.nnz(),
@@ -129,12 +124,7 @@ impl MatrixInfo {
         let unlisted_rows = o.nrows() - a.nrows();
         let h = &part.file.header;
         Ok(MatrixInfo {
-            banner: format!(
-                "%%MatrixMarket matrix {} {} {}",
-                h.format.as_str(),
-                h.field.as_str(),
-                h.symmetry.as_str()
-            ),
+            banner: banner(h),
             rows: o.nrows(),
             cols: o.ncols(),
             nnz: a.nnz(),
@@ -153,6 +143,16 @@ impl MatrixInfo {
             d_w: None,
         })
     }
+}
+
+/// The banner line of a file with header `h`.
+fn banner(h: &Header) -> String {
+    format!(
+        "%%MatrixMarket matrix {} {} {}",
+        h.format.as_str(),
+        h.field.as_str(),
+        h.symmetry.as_str()
+    )
 }
 
 /// `D` of the whole matrix from its occupied part `a`: between occupied rows `r < s` with empty

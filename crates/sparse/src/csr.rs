@@ -504,7 +504,11 @@ pub(crate) fn check_dims(nrows: usize, ncols: usize) -> Result<(), SparseError> 
     Ok(())
 }
 
-fn check_len(what: &'static str, expected: usize, found: usize) -> Result<(), SparseError> {
+pub(crate) fn check_len(
+    what: &'static str,
+    expected: usize,
+    found: usize,
+) -> Result<(), SparseError> {
     if expected != found {
         return Err(SparseError::LengthMismatch {
             what,

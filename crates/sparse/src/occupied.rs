@@ -9,6 +9,7 @@
 //! that `(i, j)` and `(j, i)` stay mirrors of each other (symmetry, triangles) once restricted.
 //! Called by the Matrix Market reader (`read_path_occupied`) and `MatrixInfo`.
 
+use crate::csr::check_len;
 use crate::{CsrMatrix, SparseError, Value};
 use rayon::prelude::*;
 
@@ -207,27 +208,16 @@ impl Occupancy {
     /// [`SparseError::LengthMismatch`] when `compact` is not `rows().len() x cols().len()`,
     /// [`SparseError::OutOfMemory`] when the result cannot be allocated.
     pub fn expand<T: Value>(&self, compact: &CsrMatrix<T>) -> Result<CsrMatrix<T>, SparseError> {
-        let shape = |what, expected, found| {
-            (expected != found).then_some(SparseError::LengthMismatch {
-                what,
-                expected,
-                found,
-            })
-        };
-        if let Some(e) = shape(
+        check_len(
             "rows of the occupied part",
             self.rows.len(),
             compact.nrows(),
-        )
-        .or_else(|| {
-            shape(
-                "columns of the occupied part",
-                self.cols().len(),
-                compact.ncols(),
-            )
-        }) {
-            return Err(e);
-        }
+        )?;
+        check_len(
+            "columns of the occupied part",
+            self.cols().len(),
+            compact.ncols(),
+        )?;
         let mut row_ptr = Vec::new();
         try_reserve(&mut row_ptr, self.nrows + 1, "row offsets")?;
         row_ptr.push(0);
@@ -249,17 +239,8 @@ impl Occupancy {
     }
 
     fn check_shape(&self, nrows: usize, ncols: usize) -> Result<(), SparseError> {
-        for (what, expected, found) in [("rows", self.nrows, nrows), ("columns", self.ncols, ncols)]
-        {
-            if expected != found {
-                return Err(SparseError::LengthMismatch {
-                    what,
-                    expected,
-                    found,
-                });
-            }
-        }
-        Ok(())
+        check_len("rows", self.nrows, nrows)?;
+        check_len("columns", self.ncols, ncols)
     }
 }
 
