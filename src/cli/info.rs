@@ -21,22 +21,36 @@ pub struct InfoArgs {
 
 /// Runs `spmv-reorder info`.
 pub fn run(args: InfoArgs) -> anyhow::Result<()> {
-    // Only the rows and columns that hold entries are built: a tiny file declaring billions of
-    // rows costs its entries. D_w needs the whole matrix (where the windows fall).
+    // Only the rows and columns that hold entries are read. When they are most of the matrix,
+    // or for D_w (where windows fall among empty rows), the whole matrix is described as it is;
+    // a file declaring far more rows and columns than it has entries costs its entries, and the
+    // cache model then replays its occupied part.
     let part = read_path_occupied(&args.file, &ReadOptions::default())?;
-    let (nrows, ncols) = match args.window {
-        Some(_) => (part.occupancy.nrows(), part.occupancy.ncols()),
-        None => (part.file.nrows(), part.file.ncols()),
+    let o = &part.occupancy;
+    let declared = o.nrows() as u64 + o.ncols() as u64;
+    let whole = args.window.is_some() || declared <= 4 * part.file.nnz() as u64 + (1 << 20);
+    let (nrows, ncols) = match whole {
+        true => (o.nrows(), o.ncols()),
+        false => (part.file.nrows(), part.file.ncols()),
     };
     super::memory::reserve_for("info", super::memory::INFO, nrows, ncols, part.file.nnz())?;
-    let info = MatrixInfo::compute_occupied(&part, args.window)
-        .with_context(|| format!("{}", args.file.display()))?;
+    let info = match whole {
+        true => MatrixInfo::compute(&part.whole()?, args.window),
+        false => MatrixInfo::compute_occupied(&part, None),
+    }
+    .with_context(|| format!("{}", args.file.display()))?;
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &info)?;
         writeln!(out)?;
     } else {
         print_human(&mut out, &args.file, &info)?;
+        if !whole {
+            writeln!(
+                out,
+                "                    (x misses of the rows and columns with entries)"
+            )?;
+        }
     }
     Ok(())
 }

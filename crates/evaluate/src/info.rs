@@ -145,6 +145,15 @@ impl MatrixInfo {
     }
 }
 
+/// The cache model's misses of `x` for `a` in its order.
+fn modelled_x_misses(a: &CsrMatrix<()>) -> ModelledCost {
+    CacheModel::default().cost(
+        a,
+        &Permutation::identity(a.nrows()),
+        &Permutation::identity(a.ncols()),
+    )
+}
+
 /// The banner line of a file with header `h`.
 fn banner(h: &Header) -> String {
     format!(
