@@ -47,8 +47,14 @@ impl Reorderer {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Kept, Method, Reorderer};
+    use crate::{CacheCheck, Kept, Method, Reorderer, Reordering};
     use spmv_reorder_gen::{poisson2d, shuffle_symmetric};
+
+    /// The rows' cache check of a reordering that made one.
+    fn cache_check(r: &Reordering) -> &CacheCheck {
+        let rows = r.report.rows.as_ref().expect("rows ordered");
+        rows.cache_check.as_ref().expect("a cache check")
+    }
 
     #[test]
     fn auto_returns_rcm_on_a_shuffled_grid_and_keeps_a_natural_one() {
@@ -58,27 +64,13 @@ mod tests {
         let r = auto.run(&shuffled).unwrap();
         assert_eq!(r.report.method, Method::Rcm);
         assert_eq!(r.report.requested, Method::Auto);
-        let check = r
-            .report
-            .rows
-            .as_ref()
-            .unwrap()
-            .cache_check
-            .as_ref()
-            .unwrap();
+        let check = cache_check(&r);
         assert_eq!(check.kept, Kept::Start);
         assert!(check.start.unwrap().cycles < check.input.cycles / 4);
         // The grid as generated is already ordered row by row: the model keeps it (or ties and
         // `D` decides), never a worse order.
         let r = auto.run(&grid).unwrap();
-        let check = r
-            .report
-            .rows
-            .as_ref()
-            .unwrap()
-            .cache_check
-            .as_ref()
-            .unwrap();
+        let check = cache_check(&r);
         assert!(check.input.cycles <= check.start.unwrap().cycles * 105 / 100);
         // Without the check, RCM's order.
         let r = auto.clone().cache_check(None).run(&grid).unwrap();
