@@ -14,13 +14,7 @@ MAX_FILE_CODE_LINES = 600
 MAX_FUNCTION_LINES = 80
 
 # "path" (a file) or "path::function" -> why it may exceed its limit.
-EXCEPTIONS = {
-    "crates/sparse/src/overlap_kernel.rs::rank_loaded": (
-        "an AVX-512 kernel whose phases keep their values in registers from one to the next "
-        "(split, its registers went through the stack); a split must be measured with "
-        "`cargo bench --bench overlap_kernel` and its tests run on a machine with AVX-512F"
-    ),
-}
+EXCEPTIONS = {}
 
 CHAR_LITERAL = re.compile(r"'(\\u\{[0-9a-fA-F]+\}|\\.|[^\\'\n])'")
 RAW_STRING_START = re.compile(r'b?r(#*)"')

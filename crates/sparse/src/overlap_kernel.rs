@@ -520,7 +520,8 @@ pub(crate) mod avx512 {
     /// lanes of one list of at most 8 if `paired`; `own_removed` of the window's own entries
     /// were left out of `v` (they are counted, not ranked), all of them unless `OWN_KEPT`. (Each
     /// caller has its own instance, which it inlines: shared, the function took its registers
-    /// through the stack, 4% of a two-row window's time.)
+    /// through the stack, 4% of a two-row window's time. Its phases are functions of their own
+    /// that inline into it: the instructions are those of one function.)
     ///
     /// # Safety
     /// AVX-512F must be available.
@@ -533,134 +534,19 @@ pub(crate) mod avx512 {
     ) -> OverlapRanking {
         let width = R * LANES;
         debug_assert_eq!(M::low(width).count() as usize, width);
-        // Entries rotated to `n(h) << window_bits | h`, the order of the rank's ties, so that the
-        // runs come out in rank order (`u32::MAX` padding stays `u32::MAX`).
-        let rotate = _mm512_set1_epi32(window.len_bits as i32);
-        let padding = _mm512_set1_epi32(PADDING as i32);
-        // Entries other than padding: after the sort they are the first `work` lanes (padding
-        // is the largest value and sorts last).
-        let mut work = 0;
-        for reg in &mut v {
-            work += _mm512_cmpneq_epu32_mask(*reg, padding).count_ones() as usize;
-            *reg = _mm512_rorv_epi32(*reg, rotate);
-        }
-        if paired && blocks_sorted(&v) {
-            alternate_blocks(&mut v);
-        } else {
-            sort_blocks8(&mut v);
-        }
-        sort_tail(&mut v);
-
-        // Runs of equal entries: a run starts where an entry differs from the one before.
-        // Lane 15 of `before` precedes the smallest value: anything else than that value.
-        let mut before = _mm512_set1_epi32(!_mm512_cvtsi512_si32(v[0]));
-        let mut starts = M::ZERO;
-        let mut own_lanes = M::ZERO;
-        let own = _mm512_set1_epi32(window.own.rotate_right(window.len_bits) as i32);
-        for (r, &reg) in v.iter().enumerate() {
-            let previous = _mm512_alignr_epi32(reg, before, 15);
-            starts |= M::at(_mm512_cmpneq_epu32_mask(reg, previous), r);
-            if OWN_KEPT {
-                own_lanes |= M::at(_mm512_cmpeq_epu32_mask(reg, own), r);
-            }
-            before = reg;
-        }
+        // SAFETY (each call): AVX-512F is available (this function's contract).
+        let work = unsafe { sort_rotated(&mut v, paired, window.len_bits) };
+        let own = window.own.rotate_right(window.len_bits);
+        let (starts, own_lanes) = unsafe { run_starts::<R, M, OWN_KEPT>(&v, own) };
         let entries = M::low(work);
         // The own window's run is counted (`a(g,g)`), not a candidate.
         let own_overlap = own_lanes.count() + own_removed;
         let candidates = starts & entries & !own_lanes;
-
-        // `levels[t - 1]`: the runs of at least `t` entries, found where an entry equals the one
-        // `t - 1` lanes on (the entries are sorted), for `t` up to the largest count. Every
-        // count and cost is read off these masks in the registers: storing the runs' starts
-        // and values compressed and loading them back stalled on store forwarding.
-        let len_shift = _mm512_set1_epi32(32 - window.len_bits as i32);
-        let two = _mm512_set1_epi32(2);
-        // `n(g) + n(h) - 2 a(g,h)`, with `a` counted down from 1 below; `u32` as `n(g) <=
-        // MAX_WORK` (checked by the caller) and `n(h) < 2^31`.
-        let base = _mm512_set1_epi32((window.n_g as u32).wrapping_sub(2) as i32);
-        let mut costs = [_mm512_setzero_si512(); R];
-        for (cost, &reg) in costs.iter_mut().zip(&v) {
-            *cost = _mm512_add_epi32(base, _mm512_srlv_epi32(reg, len_shift));
-        }
         let mut levels = M::levels();
         let levels = levels.as_mut();
-        levels[0] = candidates;
-        let mut largest = usize::from(candidates != M::ZERO);
-        // `levels[largest - 1]`, kept in a register rather than read back from the stack.
-        let mut previous = candidates;
-        while (1..width).contains(&largest) {
-            let mut level = M::ZERO;
-            for r in 0..R {
-                let ahead = shifted(&v, padding, largest, r);
-                let lanes = previous.lanes(r);
-                let equal = _mm512_mask_cmpeq_epu32_mask(lanes, v[r], ahead);
-                costs[r] = _mm512_mask_sub_epi32(costs[r], equal, costs[r], two);
-                level |= M::at(equal, r);
-            }
-            if level == M::ZERO {
-                break;
-            }
-            levels[largest] = level;
-            previous = level;
-            largest += 1;
-        }
-
-        // The two cheapest candidates' costs.
-        let free = _mm512_set1_epi32(-1);
-        let mut cheapest = (free, free);
-        for (r, &cost) in costs.iter().enumerate() {
-            let lanes = candidates.lanes(r);
-            cheapest = two_smallest(cheapest, _mm512_mask_blend_epi32(lanes, free, cost));
-        }
-        let (first, second) = cheapest;
-        let c1 = _mm512_reduce_min_epu32(first);
-        let at_min = _mm512_cmpeq_epu32_mask(first, _mm512_set1_epi32(c1 as i32));
-        let one_lane = at_min & at_min.wrapping_neg();
-        let c2 = _mm512_reduce_min_epu32(_mm512_mask_blend_epi32(one_lane, first, free))
-            .min(_mm512_reduce_min_epu32(second));
-
-        // The best keys: the runs of the largest count first, then of the next, each level in
-        // lane order (which is the order of the rank's ties). Meshes need one level or two.
-        // The keys gather in one register: each batch of picks goes in after the `kept` before
-        // it (a two-source permutation), where storing them at a running offset and loading
-        // the result back stalled on store forwarding.
-        let iota64 = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
-        let mut gathered = _mm512_set1_epi64(-1);
-        let mut kept = 0;
-        let mut count = largest;
-        while kept < window.keep && count > 0 {
-            let exact = levels[count - 1] & !levels[count];
-            let high = _mm512_set1_epi64((((u32::MAX - count as u32) as u64) << 32) as i64);
-            for (r, &reg) in v.iter().enumerate() {
-                let lanes = exact.lanes(r);
-                if lanes == 0 {
-                    continue;
-                }
-                let picked = _mm512_maskz_compress_epi32(lanes, reg);
-                let keys =
-                    _mm512_or_si512(high, _mm512_cvtepu32_epi64(_mm512_castsi512_si256(picked)));
-                // Lane `i` keeps `gathered[i]` below `kept`, else takes `keys[i - kept]`.
-                let before = ((1u32 << kept) - 1) as u8;
-                let from_keys = _mm512_add_epi64(iota64, _mm512_set1_epi64(8 - kept as i64));
-                let index = _mm512_mask_blend_epi64(before, from_keys, iota64);
-                gathered = _mm512_permutex2var_epi64(gathered, index, keys);
-                kept = (kept + lanes.count_ones() as usize).min(window.keep);
-                if kept == window.keep {
-                    break;
-                }
-            }
-            count -= 1;
-        }
-        let mut keys = [u64::MAX; MAX_KEEP];
-        let kept_lanes = ((1u32 << kept) - 1) as u8;
-        // SAFETY: `keys` holds `MAX_KEEP` = 8 `u64`, one register.
-        unsafe {
-            _mm512_storeu_si512(
-                keys.as_mut_ptr().cast(),
-                _mm512_mask_blend_epi64(kept_lanes, _mm512_set1_epi64(-1), gathered),
-            )
-        };
+        let (costs, largest) = unsafe { count_levels(window, &v, candidates, levels) };
+        let (c1, c2) = unsafe { two_cheapest(&costs, candidates) };
+        let (keys, kept) = unsafe { best_keys(&v, levels, largest, window.keep) };
         let mut all = [c1 as u64, c2 as u64, window.bounds[0], window.bounds[1]];
         all.sort_unstable();
         OverlapRanking {
@@ -668,6 +554,210 @@ pub(crate) mod avx512 {
             kept,
             cheapest: [all[0], all[1]],
             own_overlap,
+        }
+    }
+
+    /// Sorts the entries of `v` rotated to `n(h) << window_bits | h` (`len_bits` the bits of
+    /// `n`), the order of the rank's ties, so that the runs come out in rank order; returns how
+    /// many are not padding, which sorts last (`u32::MAX` stays `u32::MAX` rotated): those are
+    /// the first lanes after the sort.
+    ///
+    /// # Safety
+    /// AVX-512F must be available. (Not a `target_feature` function, which could not be
+    /// `inline(always)`: it inlines into its caller, which has the feature.)
+    #[inline(always)]
+    unsafe fn sort_rotated<const R: usize>(
+        v: &mut [__m512i; R],
+        paired: bool,
+        len_bits: u32,
+    ) -> usize {
+        // SAFETY: AVX-512F is available (this function's contract).
+        unsafe {
+            let rotate = _mm512_set1_epi32(len_bits as i32);
+            let padding = _mm512_set1_epi32(PADDING as i32);
+            let mut work = 0;
+            for reg in v.iter_mut() {
+                work += _mm512_cmpneq_epu32_mask(*reg, padding).count_ones() as usize;
+                *reg = _mm512_rorv_epi32(*reg, rotate);
+            }
+            if paired && blocks_sorted(v) {
+                alternate_blocks(v);
+            } else {
+                sort_blocks8(v);
+            }
+            sort_tail(v);
+            work
+        }
+    }
+
+    /// The runs of equal entries of the sorted `v`: the lanes where one starts (an entry that
+    /// differs from the one before it) and, if `OWN_KEPT`, the lanes equal to `own` (rotated).
+    ///
+    /// # Safety
+    /// AVX-512F must be available. (Not a `target_feature` function, which could not be
+    /// `inline(always)`: it inlines into its caller, which has the feature.)
+    #[inline(always)]
+    unsafe fn run_starts<const R: usize, M: LaneMask, const OWN_KEPT: bool>(
+        v: &[__m512i; R],
+        own: u32,
+    ) -> (M, M) {
+        // SAFETY: AVX-512F is available (this function's contract).
+        unsafe {
+            // Lane 15 of `before` precedes the smallest value: anything else than that value.
+            let mut before = _mm512_set1_epi32(!_mm512_cvtsi512_si32(v[0]));
+            let mut starts = M::ZERO;
+            let mut own_lanes = M::ZERO;
+            let own = _mm512_set1_epi32(own as i32);
+            for (r, &reg) in v.iter().enumerate() {
+                let previous = _mm512_alignr_epi32(reg, before, 15);
+                starts |= M::at(_mm512_cmpneq_epu32_mask(reg, previous), r);
+                if OWN_KEPT {
+                    own_lanes |= M::at(_mm512_cmpeq_epu32_mask(reg, own), r);
+                }
+                before = reg;
+            }
+            (starts, own_lanes)
+        }
+    }
+
+    /// Fills `levels[t - 1]` with the runs of at least `t` entries among `candidates` (the runs'
+    /// first lanes), found where an entry equals the one `t - 1` lanes on (the entries are
+    /// sorted), for `t` up to the largest count, which it returns with each lane's cost
+    /// `n(g) + n(h) - 2 a(g,h)` (meaningful at the candidates). Every count and cost is read off
+    /// these masks in the registers: storing the runs' starts and values compressed and loading
+    /// them back stalled on store forwarding.
+    ///
+    /// # Safety
+    /// AVX-512F must be available. (Not a `target_feature` function, which could not be
+    /// `inline(always)`: it inlines into its caller, which has the feature.)
+    #[inline(always)]
+    unsafe fn count_levels<const R: usize, M: LaneMask>(
+        window: &OverlapLists<'_>,
+        v: &[__m512i; R],
+        candidates: M,
+        levels: &mut [M],
+    ) -> ([__m512i; R], usize) {
+        // SAFETY: AVX-512F is available (this function's contract).
+        unsafe {
+            let width = R * LANES;
+            let padding = _mm512_set1_epi32(PADDING as i32);
+            let len_shift = _mm512_set1_epi32(32 - window.len_bits as i32);
+            let two = _mm512_set1_epi32(2);
+            // `n(g) + n(h) - 2 a(g,h)`, with `a` counted down from 1 below; `u32` as `n(g) <=
+            // MAX_WORK` (checked by the caller) and `n(h) < 2^31`.
+            let base = _mm512_set1_epi32((window.n_g as u32).wrapping_sub(2) as i32);
+            let mut costs = [_mm512_setzero_si512(); R];
+            for (cost, &reg) in costs.iter_mut().zip(v) {
+                *cost = _mm512_add_epi32(base, _mm512_srlv_epi32(reg, len_shift));
+            }
+            levels[0] = candidates;
+            let mut largest = usize::from(candidates != M::ZERO);
+            // `levels[largest - 1]`, kept in a register rather than read back from the stack.
+            let mut previous = candidates;
+            while (1..width).contains(&largest) {
+                let mut level = M::ZERO;
+                for r in 0..R {
+                    let ahead = shifted(v, padding, largest, r);
+                    let lanes = previous.lanes(r);
+                    let equal = _mm512_mask_cmpeq_epu32_mask(lanes, v[r], ahead);
+                    costs[r] = _mm512_mask_sub_epi32(costs[r], equal, costs[r], two);
+                    level |= M::at(equal, r);
+                }
+                if level == M::ZERO {
+                    break;
+                }
+                levels[largest] = level;
+                previous = level;
+                largest += 1;
+            }
+            (costs, largest)
+        }
+    }
+
+    /// The two smallest `costs` at the lanes of `candidates` (`u32::MAX` where there are fewer).
+    ///
+    /// # Safety
+    /// AVX-512F must be available. (Not a `target_feature` function, which could not be
+    /// `inline(always)`: it inlines into its caller, which has the feature.)
+    #[inline(always)]
+    unsafe fn two_cheapest<const R: usize, M: LaneMask>(
+        costs: &[__m512i; R],
+        candidates: M,
+    ) -> (u32, u32) {
+        // SAFETY: AVX-512F is available (this function's contract).
+        unsafe {
+            let free = _mm512_set1_epi32(-1);
+            let mut cheapest = (free, free);
+            for (r, &cost) in costs.iter().enumerate() {
+                let lanes = candidates.lanes(r);
+                cheapest = two_smallest(cheapest, _mm512_mask_blend_epi32(lanes, free, cost));
+            }
+            let (first, second) = cheapest;
+            let c1 = _mm512_reduce_min_epu32(first);
+            let at_min = _mm512_cmpeq_epu32_mask(first, _mm512_set1_epi32(c1 as i32));
+            let one_lane = at_min & at_min.wrapping_neg();
+            let c2 = _mm512_reduce_min_epu32(_mm512_mask_blend_epi32(one_lane, first, free))
+                .min(_mm512_reduce_min_epu32(second));
+            (c1, c2)
+        }
+    }
+
+    /// The best `keep` keys of the runs in `levels` (up to count `largest`) and how many there
+    /// are: the runs of the largest count first, then of the next, each level in lane order
+    /// (which is the order of the rank's ties). Meshes need one level or two. The keys gather in
+    /// one register: each batch of picks goes in after the `kept` before it (a two-source
+    /// permutation), where storing them at a running offset and loading the result back stalled
+    /// on store forwarding.
+    ///
+    /// # Safety
+    /// AVX-512F must be available. (Not a `target_feature` function, which could not be
+    /// `inline(always)`: it inlines into its caller, which has the feature.)
+    #[inline(always)]
+    unsafe fn best_keys<const R: usize, M: LaneMask>(
+        v: &[__m512i; R],
+        levels: &[M],
+        largest: usize,
+        keep: usize,
+    ) -> ([u64; MAX_KEEP], usize) {
+        // SAFETY: AVX-512F is available (this function's contract); the one store writes
+        // `keys`, which holds `MAX_KEEP` = 8 `u64`, one register.
+        unsafe {
+            let iota64 = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+            let mut gathered = _mm512_set1_epi64(-1);
+            let mut kept = 0;
+            let mut count = largest;
+            while kept < keep && count > 0 {
+                let exact = levels[count - 1] & !levels[count];
+                let high = _mm512_set1_epi64((((u32::MAX - count as u32) as u64) << 32) as i64);
+                for (r, &reg) in v.iter().enumerate() {
+                    let lanes = exact.lanes(r);
+                    if lanes == 0 {
+                        continue;
+                    }
+                    let picked = _mm512_maskz_compress_epi32(lanes, reg);
+                    let keys = _mm512_or_si512(
+                        high,
+                        _mm512_cvtepu32_epi64(_mm512_castsi512_si256(picked)),
+                    );
+                    // Lane `i` keeps `gathered[i]` below `kept`, else takes `keys[i - kept]`.
+                    let before = ((1u32 << kept) - 1) as u8;
+                    let from_keys = _mm512_add_epi64(iota64, _mm512_set1_epi64(8 - kept as i64));
+                    let index = _mm512_mask_blend_epi64(before, from_keys, iota64);
+                    gathered = _mm512_permutex2var_epi64(gathered, index, keys);
+                    kept = (kept + lanes.count_ones() as usize).min(keep);
+                    if kept == keep {
+                        break;
+                    }
+                }
+                count -= 1;
+            }
+            let mut keys = [u64::MAX; MAX_KEEP];
+            let kept_lanes = ((1u32 << kept) - 1) as u8;
+            _mm512_storeu_si512(
+                keys.as_mut_ptr().cast(),
+                _mm512_mask_blend_epi64(kept_lanes, _mm512_set1_epi64(-1), gathered),
+            );
+            (keys, kept)
         }
     }
 
