@@ -8,7 +8,7 @@ use super::values;
 use anyhow::Context;
 use spmv_reorder::mtx::{
     self, IndexBase, MatrixMarket, OutputPlan, ParseError, PermutationFormat, ReadOptions,
-    Symmetry, WriteOptions,
+    WriteOptions,
 };
 use spmv_reorder::sparse::Permutation;
 use std::path::{Path, PathBuf};
@@ -85,7 +85,7 @@ pub fn run(args: ApplyArgs) -> anyhow::Result<()> {
         }
     );
     progress.stage("permuting the matrix", Unit::Share, 0);
-    let permuted = permuted_file(&file, &rows, &cols, symmetric, note)?;
+    let permuted = permuted_file(&file, &rows, &cols, note)?;
     progress.stage(format!("writing {}", args.output.display()), Unit::Count, 0);
     let write = WriteOptions {
         threads: args.threads,
@@ -143,8 +143,8 @@ fn read_perm(
 }
 
 /// `file`'s matrix as `P·A·Qᵀ` (`P = rows`, `Q = cols`) in its field, with `note` added to its
-/// comments. Symmetric storage is kept under a `symmetric` permutation (which preserves
-/// symmetry), general storage otherwise.
+/// comments. Symmetric storage is kept when `rows` and `cols` are one permutation (which
+/// preserves symmetry), general storage otherwise.
 ///
 /// # Errors
 /// When the permutations' lengths do not match the matrix.
@@ -152,16 +152,9 @@ pub(super) fn permuted_file(
     file: &MatrixMarket,
     rows: &Permutation,
     cols: &Permutation,
-    symmetric: bool,
     note: String,
 ) -> anyhow::Result<MatrixMarket> {
-    let matrix = file.matrix.permute(rows, cols)?;
-    let symmetry = match symmetric {
-        true => file.header.symmetry,
-        false => Symmetry::General,
-    };
-    let mut out = MatrixMarket::with_storage(matrix, file.header.format, symmetry)?;
-    out.comments = file.comments.clone();
+    let mut out = file.permuted(rows, cols)?;
     out.comments.push(note);
     Ok(out)
 }

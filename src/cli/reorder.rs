@@ -461,8 +461,7 @@ fn reordered_file(file: &MatrixMarket, r: &Reordering) -> anyhow::Result<MatrixM
         rep.permute,
         rep.seed
     );
-    let symmetric = rep.permute == PermuteMode::Symmetric;
-    super::apply::permuted_file(file, &r.rows, &r.cols, symmetric, note)
+    super::apply::permuted_file(file, &r.rows, &r.cols, note)
 }
 
 /// The file of the columns' permutation: `--perm-out` with `.cols` appended, when the columns

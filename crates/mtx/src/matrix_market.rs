@@ -3,7 +3,7 @@
 use crate::error::MtxError;
 use crate::header::{array_values, Format, Header, Symmetry};
 use crate::symmetry;
-use spmv_reorder_sparse::AnyCsr;
+use spmv_reorder_sparse::{AnyCsr, Permutation, SparseError};
 
 /// A Matrix Market file in memory: its header, its comments and the expanded matrix.
 ///
@@ -57,6 +57,32 @@ impl MatrixMarket {
         };
         m.check_symmetry()?;
         Ok(m)
+    }
+
+    /// `P·A·Qᵀ` (`P = rows`, `Q = cols`) in the same field and format, with the same comments.
+    ///
+    /// The storage's symmetry is kept when `rows` and `cols` are one permutation, without a
+    /// check: `P·A·Pᵀ` has the symmetry of `A`, since an entry `(i, j)` and its mirror `(j, i)`
+    /// move together, to `(p(i), p(j))` and `(p(j), p(i))`. So the fact is carried from `A`
+    /// rather than checked again on the permuted matrix (a check that costs, on the largest
+    /// matrices, as much time as permuting). Otherwise the result is general. `A` having its
+    /// header's symmetry is this type's invariant (which the writer checks).
+    ///
+    /// # Errors
+    /// [`SparseError::LengthMismatch`] when a permutation's length differs from the dimension.
+    pub fn permuted(&self, rows: &Permutation, cols: &Permutation) -> Result<Self, SparseError> {
+        let symmetry = match rows == cols {
+            true => self.header.symmetry,
+            false => Symmetry::General,
+        };
+        Ok(MatrixMarket {
+            header: Header {
+                symmetry,
+                ..self.header
+            },
+            comments: self.comments.clone(),
+            matrix: self.matrix.permute(rows, cols)?,
+        })
     }
 
     /// Checks that the matrix has the symmetry of the header.
@@ -129,5 +155,41 @@ mod tests {
         let p = CsrMatrix::from_triplets(1, 1, vec![(0, 0, ())]).unwrap();
         let e = MatrixMarket::with_storage(AnyCsr::Pattern(p), Format::Array, Symmetry::General);
         assert!(matches!(e, Err(MtxError::Unsupported { .. })));
+    }
+
+    #[test]
+    fn a_symmetric_permutation_keeps_the_storage_and_the_symmetry() {
+        let a = CsrMatrix::from_triplets(
+            3,
+            3,
+            vec![
+                (0, 1, 2.0),
+                (1, 0, 2.0),
+                (2, 0, -1.0),
+                (0, 2, -1.0),
+                (1, 1, 3.0),
+            ],
+        )
+        .unwrap();
+        let mut m = MatrixMarket::with_storage(
+            AnyCsr::Real(a.clone()),
+            Format::Coordinate,
+            Symmetry::Symmetric,
+        )
+        .unwrap();
+        m.comments.push(" kept".into());
+        let p = Permutation::from_new_to_old(vec![2, 0, 1]).unwrap();
+        let b = m.permuted(&p, &p).unwrap();
+        assert_eq!(b.header, m.header);
+        assert_eq!(b.comments, m.comments);
+        assert_eq!(b.matrix, AnyCsr::Real(a.permute(&p, &p).unwrap()));
+        assert!(b.check_symmetry().is_ok());
+        let q = Permutation::identity(3);
+        let general = m.permuted(&p, &q).unwrap();
+        assert_eq!(general.header.symmetry, Symmetry::General);
+        assert!(matches!(
+            m.permuted(&Permutation::identity(2), &q),
+            Err(SparseError::LengthMismatch { .. })
+        ));
     }
 }

@@ -3,7 +3,7 @@
 //! Column indices are `u32` (4 bytes per nonzero less traffic in SpMV than `usize`); row offsets are
 //! `usize` so more than 2^32 nonzeros never overflow. Called by every other crate of the workspace.
 
-use crate::{Permutation, SparseError, Value};
+use crate::{SparseError, Value};
 use rayon::prelude::*;
 
 /// Largest number of columns (and rows) a matrix may have: column indices are stored as `u32`.
@@ -318,92 +318,6 @@ impl<T: Value> CsrMatrix<T> {
         self.map_values(Value::to_f64)
     }
 
-    /// `B = P·A·Qᵀ`: row `i` of `B` is row `rows.new_to_old()[i]` of `A`, and column `j` of `B` is
-    /// column `cols.new_to_old()[j]` of `A`. Parallel over rows, `O(nnz log(row length))`.
-    ///
-    /// # Errors
-    /// [`SparseError::LengthMismatch`] when a permutation's length differs from the dimension.
-    pub fn permute(&self, rows: &Permutation, cols: &Permutation) -> Result<Self, SparseError> {
-        check_len("row permutation", self.nrows, rows.len())?;
-        check_len("column permutation", self.ncols, cols.len())?;
-        let old_to_new_col = cols.old_to_new();
-        let mut row_ptr = Vec::with_capacity(self.nrows + 1);
-        row_ptr.push(0usize);
-        for &old in rows.new_to_old() {
-            row_ptr.push(row_ptr.last().unwrap() + self.row_nnz(old));
-        }
-        let nnz = self.nnz();
-        let mut entries: Vec<(u32, T)> = Vec::with_capacity(nnz);
-        if nnz > 0 {
-            entries.resize(nnz, (0, self.values[0]));
-        }
-        let chunks = split_by_offsets(&mut entries, &row_ptr);
-        chunks
-            .into_par_iter()
-            .zip(rows.new_to_old().par_iter())
-            .for_each(|(dst, &old)| {
-                let (c, v) = self.row(old);
-                for (slot, (&c, &v)) in dst.iter_mut().zip(c.iter().zip(v)) {
-                    *slot = (old_to_new_col[c as usize] as u32, v);
-                }
-                dst.sort_unstable_by_key(|e| e.0);
-            });
-        let (col_idx, values) = entries.into_iter().unzip();
-        Ok(Self::new_unchecked(
-            self.nrows, self.ncols, row_ptr, col_idx, values,
-        ))
-    }
-
-    /// `B = P·A`: row `i` of `B` is row `rows.new_to_old()[i]` of `A`, the columns as they are.
-    /// [`Self::permute`] with the identity as the column permutation, without its column remap and
-    /// row sort: each row is copied as it is, in parallel (on the shuffled 1M-row grid, 7M
-    /// nonzeros, the permutation the reordering pipeline makes of its input for the RCM start order
-    /// took 0.21 s through [`Self::permute`]).
-    ///
-    /// # Errors
-    /// [`SparseError::LengthMismatch`] when the permutation's length differs from the row count.
-    pub fn permute_rows(&self, rows: &Permutation) -> Result<Self, SparseError> {
-        check_len("row permutation", self.nrows, rows.len())?;
-        let mut row_ptr = Vec::with_capacity(self.nrows + 1);
-        row_ptr.push(0usize);
-        for &old in rows.new_to_old() {
-            row_ptr.push(row_ptr.last().unwrap() + self.row_nnz(old));
-        }
-        let mut col_idx = vec![0u32; self.nnz()];
-        let mut values = match self.values.first() {
-            Some(&v) => vec![v; self.nnz()],
-            None => Vec::new(),
-        };
-        split_by_offsets(&mut col_idx, &row_ptr)
-            .into_par_iter()
-            .zip(split_by_offsets(&mut values, &row_ptr))
-            .zip(rows.new_to_old().par_iter())
-            .with_min_len(ROWS_PER_TASK)
-            .for_each(|((c_dst, v_dst), &old)| {
-                let (c, v) = self.row(old);
-                c_dst.copy_from_slice(c);
-                v_dst.copy_from_slice(v);
-            });
-        Ok(Self::new_unchecked(
-            self.nrows, self.ncols, row_ptr, col_idx, values,
-        ))
-    }
-
-    /// `B = P·A·Pᵀ`, the symmetric permutation that keeps a symmetric matrix symmetric.
-    ///
-    /// # Errors
-    /// [`SparseError::NotSquare`] for a rectangular matrix, [`SparseError::LengthMismatch`] for a
-    /// permutation of the wrong length.
-    pub fn permute_symmetric(&self, p: &Permutation) -> Result<Self, SparseError> {
-        if self.nrows != self.ncols {
-            return Err(SparseError::NotSquare {
-                nrows: self.nrows,
-                ncols: self.ncols,
-            });
-        }
-        self.permute(p, p)
-    }
-
     /// The entries on or below the diagonal (`row >= col`), the part Matrix Market stores for
     /// symmetric, skew-symmetric and Hermitian matrices.
     pub fn lower_triangle(&self) -> Self {
@@ -427,14 +341,6 @@ impl<T: Value> CsrMatrix<T> {
             row_ptr.push(col_idx.len());
         }
         Self::new_unchecked(self.nrows, self.ncols, row_ptr, col_idx, values)
-    }
-
-    /// True when the positions of the entries are symmetric (`(i,j)` stored iff `(j,i)` stored).
-    pub fn is_structurally_symmetric(&self) -> bool {
-        self.nrows == self.ncols && {
-            let t = self.transpose();
-            t.row_ptr == self.row_ptr && t.col_idx == self.col_idx
-        }
     }
 
     /// Reference product `y = A·x` on one thread, in the plainest loop: the oracle every kernel is
@@ -470,9 +376,6 @@ pub fn split_by_offsets<'a, E>(mut data: &'a mut [E], offsets: &[usize]) -> Vec<
     }
     out
 }
-
-/// Rows per rayon task of the row-parallel copies: enough work per task to amortise scheduling.
-const ROWS_PER_TASK: usize = 1024;
 
 /// Merges runs of equal column in a sorted row; returns the merged length (front of `row`).
 fn merge_sorted_duplicates<T: Value>(row: &mut [(u32, T)]) -> usize {
@@ -522,6 +425,7 @@ pub(crate) fn check_len(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Permutation;
 
     fn example() -> CsrMatrix<f64> {
         // SPEC section 2 worked example, values = 1..

@@ -49,11 +49,13 @@
 mod any;
 mod csr;
 mod error;
+mod mirror;
 mod occupied;
 // AVX-512 loads and stores in a measured hot loop, behind a checked safe function.
 #[allow(unsafe_code)]
 pub mod overlap_kernel;
 mod perm;
+mod permute;
 mod prefetch;
 mod row_sum;
 // One AVX-512 masked load per call in a measured hot loop, behind a checked safe function.
