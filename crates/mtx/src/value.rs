@@ -141,8 +141,10 @@ impl<'a> Tokens<'a> {
         }
     }
 
-    /// A signed 64-bit integer.
-    #[inline]
+    /// A signed 64-bit integer. Its digits are read as indices are, eight at a time
+    /// ([`leading_digits`]): a loop with an overflow check per digit made integer files read
+    /// barely faster than fast_matrix_market where real files read 1.5x as fast.
+    #[inline(always)]
     fn integer(&mut self) -> Result<i64, ParseError> {
         self.start()?;
         let rest = &self.line[self.pos..];
@@ -151,30 +153,20 @@ impl<'a> Tokens<'a> {
             b'+' => (false, 1),
             _ => (false, 0),
         };
-        let mut end = digits_start;
-        let mut magnitude: u64 = 0;
-        let mut overflow = false;
-        while end < rest.len() {
-            let digit = rest[end].wrapping_sub(b'0');
-            if digit >= 10 {
-                break;
-            }
-            match magnitude
-                .checked_mul(10)
-                .and_then(|m| m.checked_add(u64::from(digit)))
-            {
-                Some(m) => magnitude = m,
-                None => overflow = true,
-            }
-            end += 1;
-        }
-        let value = if negative {
-            0i64.checked_sub_unsigned(magnitude)
-        } else {
-            i64::try_from(magnitude).ok()
+        let (magnitude, len) = leading_digits(&rest[digits_start..]);
+        // Up to 19 digits the magnitude is exact in a u64; more (leading zeros) take the slow way.
+        let magnitude = match len {
+            1..=19 => Some(magnitude),
+            0 => None,
+            _ => long_magnitude(&rest[digits_start..digits_start + len]),
         };
+        let end = digits_start + len;
+        let value = magnitude.and_then(|m| match negative {
+            true => 0i64.checked_sub_unsigned(m),
+            false => i64::try_from(m).ok(),
+        });
         match value {
-            Some(v) if !overflow && end > digits_start && self.ends_at(self.pos + end) => {
+            Some(v) if self.ends_at(self.pos + end) => {
                 self.pos += end;
                 Ok(v)
             }
@@ -184,6 +176,14 @@ impl<'a> Tokens<'a> {
             }),
         }
     }
+}
+
+/// The value of a run of more than 19 ASCII digits, `None` when it overflows a u64.
+#[cold]
+fn long_magnitude(digits: &[u8]) -> Option<u64> {
+    digits.iter().try_fold(0u64, |m, &d| {
+        m.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+    })
 }
 
 /// The value of the run of ASCII digits at the start of `bytes`, and its length. The value is
@@ -289,7 +289,7 @@ impl MtxValue for f64 {
 
 impl MtxValue for i64 {
     const NUMBERS: usize = 1;
-    #[inline]
+    #[inline(always)]
     fn parse(tokens: &mut Tokens<'_>) -> Result<Self, ParseError> {
         tokens.integer()
     }
@@ -385,6 +385,36 @@ mod tests {
         );
         assert_eq!(one::<i64>("1.0").unwrap_err().name(), "bad_value");
         assert_eq!(one::<i64>("-").unwrap_err().name(), "bad_value");
+        assert_eq!(one::<i64>("-+1").unwrap_err().name(), "bad_value");
+        assert_eq!(one::<i64>("12a").unwrap_err().name(), "bad_value");
+    }
+
+    /// Every length of digits around the eight read at a time and the 19 exact in a u64, with
+    /// leading zeros, and overflow past them.
+    #[test]
+    fn integers_of_every_length() {
+        for len in 1..=19 {
+            let digits: String = (0..len).map(|k| char::from(b'1' + (k % 9) as u8)).collect();
+            let expected: i128 = digits.parse().unwrap();
+            for sign in ["", "+", "-"] {
+                let parsed = one::<i64>(&format!("{sign}{digits}"));
+                let expected = if sign == "-" { -expected } else { expected };
+                match i64::try_from(expected) {
+                    Ok(v) => assert_eq!(parsed.unwrap(), v, "{sign}{digits}"),
+                    Err(_) => assert_eq!(parsed.unwrap_err().name(), "bad_value"),
+                }
+            }
+        }
+        assert_eq!(one::<i64>("00000000000000000000000042").unwrap(), 42);
+        assert_eq!(
+            one::<i64>("-0000000000000000000009223372036854775808").unwrap(),
+            i64::MIN
+        );
+        assert_eq!(
+            one::<i64>("99999999999999999999").unwrap_err().name(),
+            "bad_value"
+        );
+        assert_eq!(one::<i64>("-0").unwrap(), 0);
     }
 
     #[test]
