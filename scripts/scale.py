@@ -16,7 +16,7 @@ column index, f64 value) plus 8 per row.
 
 Run from the repository root, one job at a time (each is heavy; on a shared machine, niced):
     nice -n 19 python3 scripts/scale.py [--workdir /tmp/spmv_scale] [--matrices rmat22,poisson3d229]
-        [--methods tsp,rcm,gorder,degree,identity,random] [--fmm] [--threads 2]
+        [--methods auto,rcm,degree,identity,random,gp,nd,tsp,gorder] [--fmm] [--threads 2]
 The binary is target/release/spmv-reorder (cargo build --release first) unless --binary says.
 """
 
@@ -75,7 +75,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--workdir", default="/tmp/spmv_scale")
     p.add_argument("--matrices", default=",".join(MATRICES))
-    p.add_argument("--methods", default="tsp,rcm,gorder,degree,identity,random")
+    p.add_argument("--methods", default="auto,rcm,degree,identity,random,gp,nd,tsp,gorder")
     p.add_argument("--threads", default="2")
     p.add_argument("--fmm", action="store_true", help="also compare reading with fast_matrix_market")
     p.add_argument("--reps", type=int, default=2)

@@ -93,7 +93,7 @@ mod index;
 mod par;
 mod windows;
 
-pub use cache_model::{spmv_x_misses, x_misses, CacheModel, CacheShape, ModelledCost};
+pub use cache_model::{spmv_x_misses, x_misses, CacheModel, CacheShape, LineSample, ModelledCost};
 pub use distance::{
     adjacent_row_distances, distance_in_order, intersection_len, row_distance, set_distance,
     total_distance, Axis,

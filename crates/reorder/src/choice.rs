@@ -7,7 +7,7 @@ use crate::measure::d_in_order;
 use crate::report::{CacheCheck, Kept};
 use crate::tuning::Tuning;
 use crate::ReorderError;
-use spmv_reorder_locality::{CacheModel, ModelledCost};
+use spmv_reorder_locality::{CacheModel, LineSample, ModelledCost};
 use spmv_reorder_sparse::{CsrMatrix, Permutation};
 
 /// Whether the rows of `structure` have a lower `D` in order `start` than in order `input`.
@@ -27,6 +27,8 @@ pub(crate) struct Pricing<'a> {
     /// The column order of every priced order when the permutation is not symmetric (built once
     /// for the three or four orders priced).
     fixed_cols: Option<Permutation>,
+    /// The cache sets each price replays (all of them unless [`Self::with_sets`]).
+    sets: LineSample,
 }
 
 impl<'a> Pricing<'a> {
@@ -40,12 +42,19 @@ impl<'a> Pricing<'a> {
             model,
             structure,
             fixed_cols,
+            sets: LineSample::ALL,
         }
+    }
+
+    /// Prices estimated from the cache sets of `sets` ([`CacheModel::cost_sampled`]).
+    pub(crate) fn with_sets(self, sets: LineSample) -> Self {
+        Self { sets, ..self }
     }
 
     pub(crate) fn cost(&self, rows: &Permutation) -> ModelledCost {
         let cols = self.fixed_cols.as_ref().unwrap_or(rows);
-        self.model.cost(self.structure, rows, cols)
+        self.model
+            .cost_sampled(self.structure, rows, cols, self.sets)
     }
 
     /// The input order and the start order (when there is one besides the input), priced side

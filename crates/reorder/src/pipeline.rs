@@ -102,7 +102,7 @@ impl Reorderer {
         let run_block = self
             .run_block(a.nrows(), a.ncols())
             .filter(|_| mode != PermuteMode::Cols);
-        let (rows, length_runs) = sort_into_runs(a, &full, rows, run_block)?;
+        let (rows, before_runs) = sort_into_runs(a, rows, run_block)?;
         let (cols, col_report) = match mode {
             PermuteMode::Symmetric => (rows.clone(), None),
             PermuteMode::Rows => (Permutation::identity(a.ncols()), None),
@@ -113,6 +113,14 @@ impl Reorderer {
         };
         let reorder_seconds = clock.elapsed().as_secs_f64();
         progress(&Stage::Measuring);
+        // `D` before the runs is a figure of the report, measured after the clock stops.
+        let length_runs = match (run_block, before_runs) {
+            (Some(block), Some(before)) => Some(LengthRuns {
+                block,
+                d_without: d_in_order(&full, &before)?,
+            }),
+            _ => None,
+        };
         let report = self.measure(Ordered {
             mode,
             full: &full,
@@ -191,22 +199,17 @@ impl Reorderer {
 }
 
 /// `rows` with the rows of every block of `block` positions sorted by length, when `block` is
-/// given, and the runs' record.
+/// given, and the order before the runs (for the report's `D` without them).
 fn sort_into_runs<T: Value>(
     a: &CsrMatrix<T>,
-    full: &CsrMatrix<()>,
     rows: Permutation,
     block: Option<usize>,
-) -> Result<(Permutation, Option<LengthRuns>), ReorderError> {
+) -> Result<(Permutation, Option<Permutation>), ReorderError> {
     let Some(block) = block else {
         return Ok((rows, None));
     };
-    let runs = LengthRuns {
-        block,
-        d_without: d_in_order(full, &rows)?,
-    };
     let sorted = crate::length_runs::sort_lengths_in_blocks(&rows, block, |r| a.row_nnz(r))?;
-    Ok((sorted, Some(runs)))
+    Ok((sorted, Some(rows)))
 }
 
 /// The per-column maximum sampled latency, for latency windows on the column side.

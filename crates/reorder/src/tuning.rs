@@ -38,6 +38,10 @@ pub struct Tuning {
     /// Up to this many columns the automatic length runs sort all rows together (32,768: `x` of
     /// 256 KiB).
     pub sort_all_max_columns: usize,
+    /// With a sample of the nonzeros, the cache check replays one line of memory in as many as
+    /// the sample is smaller than the whole, while at least this many lines of `x` stay in the
+    /// sample (4,096); below, it replays every line.
+    pub sampled_x_lines_min: usize,
 }
 
 impl Default for Tuning {
@@ -51,6 +55,7 @@ impl Default for Tuning {
             draft_abandon_percent: 140,
             run_block: 128,
             sort_all_max_columns: 32_768,
+            sampled_x_lines_min: 4096,
         }
     }
 }
