@@ -3,10 +3,10 @@
 
 For each matrix given, runs `spmv-reorder FILE --perm-out P --report R` with full information and
 with `--sampler random:0.02`, alternating, REPS times each, and reads the report's
-`reorder_seconds` (sampling, ordering and length runs; not reading, measuring or writing). Then
-times one product of the input with `spmv-reorder bench FILE` (the best kernel's median at
---threads) and prints each cost as seconds and as products, and whether the two permutations are
-the same.
+`reorder_seconds` (sampling, ordering and length runs; not reading, measuring or writing). Each round
+then times one product of the input with `spmv-reorder bench FILE` (the best kernel's median at
+--threads); prints the median cost in seconds and in products of the round's product, and whether
+the two permutations are the same.
 
 Run from the repository root after `cargo build --release`:
     python3 scripts/reorder_cost.py [--reps 3] [--threads 2] FILE...
@@ -30,22 +30,29 @@ def main():
     a = p.parse_args()
     tmp = tempfile.mkdtemp(prefix="reorder_cost")
     for f in a.files:
-        runs = {"full": [], "2%": []}
+        # Each round times one product of the input right after the two reorderings, so that a
+        # round's ratios share the machine's state; the medians are over the rounds.
+        cost = {"full": [], "2%": []}
+        seconds = {"full": [], "2%": []}
         for _ in range(a.reps):
             for name, extra in (("full", []), ("2%", ["--sampler", "random:0.02"])):
                 perm, report = os.path.join(tmp, name + ".perm"), os.path.join(tmp, "r.json")
                 subprocess.run([a.binary, f, "--perm-out", perm, "--report", report, "--quiet",
                                 "--threads", a.threads, *extra], check=True)
-                runs[name].append(json.load(open(report))["reorder_seconds"])
-        same = filecmp.cmp(os.path.join(tmp, "full.perm"), os.path.join(tmp, "2%.perm"), shallow=False)
-        out = subprocess.run([a.binary, "bench", f, "--threads", a.threads, "--reps", "10",
-                              "--stream-mb", "0", "--json"], check=True, stdout=subprocess.PIPE,
-                             text=True).stdout
-        product = json.loads(out)["median_s"]
-        full, sampled = statistics.median(runs["full"]), statistics.median(runs["2%"])
-        print(f"{f}: full {full:.3f} s = {full / product:.0f} products, 2% {sampled:.3f} s = "
-              f"{sampled / product:.0f} products (one product {product * 1e3:.2f} ms); "
-              f"same permutation: {'yes' if same else 'no'}", flush=True)
+                seconds[name].append(json.load(open(report))["reorder_seconds"])
+            out = subprocess.run([a.binary, "bench", f, "--threads", a.threads, "--reps", "10",
+                                  "--stream-mb", "0", "--json"], check=True,
+                                 stdout=subprocess.PIPE, text=True).stdout
+            product = json.loads(out)["median_s"]
+            for name in cost:
+                cost[name].append(seconds[name][-1] / product)
+        same = filecmp.cmp(os.path.join(tmp, "full.perm"), os.path.join(tmp, "2%.perm"),
+                           shallow=False)
+        m = {name: (statistics.median(seconds[name]), statistics.median(cost[name]))
+             for name in cost}
+        print(f"{f}: full {m['full'][0]:.3f} s = {m['full'][1]:.0f} products, 2% "
+              f"{m['2%'][0]:.3f} s = {m['2%'][1]:.0f} products; same permutation: "
+              f"{'yes' if same else 'no'}", flush=True)
 
 
 if __name__ == "__main__":
