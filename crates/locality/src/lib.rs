@@ -90,10 +90,11 @@ mod error;
 mod footprint;
 mod graph;
 mod index;
+mod line_sample;
 mod par;
 mod windows;
 
-pub use cache_model::{spmv_x_misses, x_misses, CacheModel, CacheShape, LineSample, ModelledCost};
+pub use cache_model::{spmv_x_misses, x_misses, CacheModel, CacheShape, ModelledCost};
 pub use distance::{
     adjacent_row_distances, distance_in_order, intersection_len, row_distance, set_distance,
     total_distance, Axis,
@@ -101,6 +102,7 @@ pub use distance::{
 pub use error::LocalityError;
 pub use footprint::{windowed_distance, Footprints};
 pub use graph::{path_cost, CandidateRank, Candidates, GraphOptions, WindowGraph};
+pub use line_sample::LineSample;
 pub use par::Parallelism;
 pub use spmv_reorder_sparse::Permutation;
 pub use windows::{LatencyThreshold, UnsampledRows, Windows};

@@ -105,8 +105,10 @@ mod tests {
         // the whole replay's. (The sample's own reads are a fiftieth of those.)
         let grid = poisson3d(40, 40, 40).unwrap();
         let (shuffled, _) = shuffle_symmetric(&grid, 3).unwrap();
-        let mut tuning = Tuning::default();
-        tuning.sampled_x_lines_min = 256;
+        let tuning = Tuning {
+            sampled_x_lines_min: 256,
+            ..Tuning::default()
+        };
         let full = Reorderer::new().tuning(tuning);
         let sampler: SamplerChoice = "random:0.02".parse().unwrap();
         let sampled = full.clone().sampler(sampler);
