@@ -52,8 +52,13 @@ impl Reorderer {
             progress(&Stage::Ordering { side: input.side });
             return self.order_auto(input);
         }
-        if let Some(p) = peer_order(self.method, input.pattern, self.seed, self.part_rows) {
+        // The stage is announced before the peer's order is computed, so that its time shows
+        // under its own bar, not under the stage before.
+        let peer = !matches!(self.method, Method::Tsp | Method::Auto);
+        if peer {
             progress(&Stage::Ordering { side: input.side });
+        }
+        if let Some(p) = peer_order(self.method, input.pattern, self.seed, self.part_rows) {
             let p = p?;
             let seconds = clock.elapsed().as_secs_f64();
             return Ok((p, SideReport::peer(input.side, seconds)));
