@@ -37,7 +37,7 @@ impl Reorderer {
             return Ok((rcm, report));
         };
         let pricing = Pricing::new(model, input.structure, input.symmetric)
-            .with_sets(sampled_lines(&input, model, self.tuning));
+            .with_lines(sampled_lines(&input, model, self.tuning));
         let priced = pricing.price_others(Some(&rcm), self.tuning);
         let (perm, check) = priced.choose(Some(rcm), None, |start, given| {
             start_has_lower_d(input.pattern, start, given)

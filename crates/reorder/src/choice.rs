@@ -27,8 +27,8 @@ pub(crate) struct Pricing<'a> {
     /// The column order of every priced order when the permutation is not symmetric (built once
     /// for the three or four orders priced).
     fixed_cols: Option<Permutation>,
-    /// The cache sets each price replays (all of them unless [`Self::with_sets`]).
-    sets: LineSample,
+    /// The lines of memory each price replays (all of them unless [`Self::with_lines`]).
+    lines: LineSample,
 }
 
 impl<'a> Pricing<'a> {
@@ -42,19 +42,19 @@ impl<'a> Pricing<'a> {
             model,
             structure,
             fixed_cols,
-            sets: LineSample::ALL,
+            lines: LineSample::ALL,
         }
     }
 
-    /// Prices estimated from the cache sets of `sets` ([`CacheModel::cost_sampled`]).
-    pub(crate) fn with_sets(self, sets: LineSample) -> Self {
-        Self { sets, ..self }
+    /// Prices estimated from the lines of `lines` ([`CacheModel::cost_sampled`]).
+    pub(crate) fn with_lines(self, lines: LineSample) -> Self {
+        Self { lines, ..self }
     }
 
     pub(crate) fn cost(&self, rows: &Permutation) -> ModelledCost {
         let cols = self.fixed_cols.as_ref().unwrap_or(rows);
         self.model
-            .cost_sampled(self.structure, rows, cols, self.sets)
+            .cost_sampled(self.structure, rows, cols, self.lines)
     }
 
     /// The input order and the start order (when there is one besides the input), priced side
