@@ -195,49 +195,15 @@ fn line_samples_are_powers_of_two() {
     assert_eq!(LineSample::ALL.every(), 1);
 }
 
-/// A 5-point stencil on a `side`² grid.
-fn grid(side: usize) -> CsrMatrix<()> {
-    let mut t = Vec::new();
-    for i in 0..side * side {
-        let (r, c) = (i / side, i % side);
-        t.push((i, i, ()));
-        if r > 0 {
-            t.push((i, i - side, ()));
-        }
-        if r + 1 < side {
-            t.push((i, i + side, ()));
-        }
-        if c > 0 {
-            t.push((i, i - 1, ()));
-        }
-        if c + 1 < side {
-            t.push((i, i + 1, ()));
-        }
-    }
-    CsrMatrix::from_triplets(side * side, side * side, t).unwrap()
-}
-
-/// An R-MAT graph of `2^scale` rows, `edges` nonzeros (Graph500's 0.57/0.19/0.19), in its
-/// natural order: the hot columns are those whose index has many zero bits.
-fn rmat(scale: u32, edges: usize) -> CsrMatrix<()> {
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
-    let t = (0..edges).map(|_| {
-        let (mut r, mut c) = (0, 0);
-        for _ in 0..scale {
-            let u = next();
-            let (down, right) = (u >= 0.76, (0.57..0.76).contains(&u) || u >= 0.95);
-            r = 2 * r + usize::from(down);
-            c = 2 * c + usize::from(right);
-        }
-        (r, c, ())
-    });
-    CsrMatrix::from_triplets(1 << scale, 1 << scale, t.collect::<Vec<_>>()).unwrap()
+/// An R-MAT graph of `2^scale` rows, Graph500's 0.57/0.19/0.19, symmetric, in its natural
+/// order: the hot columns are those whose index has many zero bits.
+fn rmat(scale: u32, edge_factor: usize) -> CsrMatrix<f64> {
+    spmv_reorder_gen::rmat(&spmv_reorder_gen::Rmat {
+        scale,
+        edge_factor,
+        ..Default::default()
+    })
+    .unwrap()
 }
 
 #[test]
@@ -247,7 +213,7 @@ fn a_line_sample_estimates_a_skewed_replay() {
     // crowd the low sets and evict each other, which a sample spread over the sets by a
     // hash sees less of: it under-estimates (0.44-0.87 of the whole on such graphs), but
     // still ranks the two orders as the whole replay does.
-    let a = rmat(16, 600_000);
+    let a = rmat(16, 9);
     let n = a.nrows();
     let model = CacheModel {
         l2: shape(128 * 1024, 16),
@@ -270,7 +236,7 @@ fn a_line_sample_estimates_a_skewed_replay() {
 fn a_line_sample_estimates_the_whole_replay() {
     // A 250² grid (x: 488 KiB, over L1, under L2), natural and shuffled: one set
     // in 8 gives both levels' misses within 10%.
-    let a = grid(250);
+    let a = spmv_reorder_gen::poisson2d(250, 250).unwrap();
     let n = a.nrows();
     let model = CacheModel::default();
     for rows in [Permutation::identity(n), Permutation::random(n, 7)] {
@@ -284,7 +250,7 @@ fn a_line_sample_estimates_the_whole_replay() {
 
 #[test]
 fn caches_of_too_few_sets_or_not_powers_of_two_are_replayed_whole() {
-    let a = grid(30);
+    let a = spmv_reorder_gen::poisson2d(30, 30).unwrap();
     let model = CacheModel {
         l1: shape(3 * 2 * 64, 2),
         l2: shape(5 * 4 * 64, 4),
