@@ -45,7 +45,8 @@ impl CacheShape {
         (self.bytes / (self.ways.max(1) * self.line_bytes.max(1))).max(1)
     }
 
-    fn elements_per_line(&self) -> usize {
+    /// Elements of `x` per line (at least 1).
+    pub fn elements_per_line(&self) -> usize {
         (self.line_bytes / self.element_bytes.max(1)).max(1)
     }
 }

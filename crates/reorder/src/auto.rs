@@ -59,8 +59,10 @@ fn sampled_lines(input: &SideInput<'_>, model: &CacheModel, tuning: Tuning) -> L
     if sampled >= whole {
         return LineSample::ALL;
     }
-    let per_line = (model.l1.line_bytes / model.l1.element_bytes.max(1)).max(1);
-    let lines = input.structure.ncols().div_ceil(per_line);
+    let lines = input
+        .structure
+        .ncols()
+        .div_ceil(model.l1.elements_per_line());
     let share = whole / sampled.max(1);
     LineSample::one_in(share.min(lines / tuning.sampled_x_lines_min.max(1)))
 }
