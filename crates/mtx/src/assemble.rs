@@ -28,15 +28,16 @@ pub(crate) fn mirror<T: Value>(symmetry: Symmetry) -> fn(T) -> T {
 }
 
 /// A vector of `len` copies of `value`, or [`ParseError::OutOfMemory`] instead of an abort.
+/// Reserving first turns an impossible size into that error; `vec!` then takes memory the
+/// system zeroed when `value`'s bytes are all zero, so its pages are first touched where they
+/// are written (often by several threads), not all here.
 pub(crate) fn try_filled<E: Clone>(
     len: usize,
     value: E,
     what: &'static str,
 ) -> Result<Vec<E>, ParseError> {
-    let mut v = Vec::new();
-    reserve(&mut v, len, what)?;
-    v.resize(len, value);
-    Ok(v)
+    reserve(&mut Vec::<E>::new(), len, what)?;
+    Ok(vec![value; len])
 }
 
 /// The expanded CSR matrix of the coordinate entries in `chunks`.
@@ -50,10 +51,10 @@ pub(crate) fn coordinate<T: MtxValue>(
     symmetry: Symmetry,
 ) -> Result<CsrMatrix<T>, ParseError> {
     let mirror = symmetry.is_triangular().then(|| mirror::<T>(symmetry));
-    let row_ptr = count_rows(nrows, &chunks, mirror.is_some())?;
     if mirror.is_none() && is_row_major(&chunks) {
-        return concatenate(nrows, ncols, row_ptr, chunks);
+        return concatenate(nrows, ncols, chunks);
     }
+    let row_ptr = count_rows(nrows, &chunks, mirror.is_some())?;
     let chunks = &chunks[..];
     let nnz = row_ptr[nrows];
     let mut col_idx = try_filled(nnz, 0u32, "column indices")?;
@@ -113,10 +114,17 @@ pub(crate) fn canonical<T: MtxValue>(
 /// True when the entries, in file order, are sorted by row then column without repeats: then
 /// the CSR arrays are the entries as they are (files written by CSR codes usually are).
 fn is_row_major<T: Sync>(chunks: &[Chunk<T>]) -> bool {
-    let key = |c: &Chunk<T>, k: usize| (u64::from(c.rows[k]) << 32) | u64::from(c.cols[k]);
-    let each_sorted = chunks
-        .par_iter()
-        .all(|c| (1..c.len()).all(|k| key(c, k - 1) < key(c, k)));
+    const PIECE: usize = 1 << 16;
+    // In overlapping pieces, so that one chunk holding every entry is checked in parallel too.
+    let each_sorted = chunks.iter().all(|c| {
+        c.row_major.unwrap_or_else(|| {
+            (0..c.len().div_ceil(PIECE)).into_par_iter().all(|p| {
+                let piece = p * PIECE..(p * PIECE + PIECE + 1).min(c.len());
+                row_major(&c.rows[piece.clone()], &c.cols[piece])
+            })
+        })
+    });
+    let key = |c: &Chunk<T>, k: usize| (c.rows[k], c.cols[k]);
     let nonempty: Vec<&Chunk<T>> = chunks.iter().filter(|c| c.len() > 0).collect();
     each_sorted
         && nonempty
@@ -124,20 +132,34 @@ fn is_row_major<T: Sync>(chunks: &[Chunk<T>]) -> bool {
             .all(|w| key(w[0], w[0].len() - 1) < key(w[1], 0))
 }
 
+/// True when the entries `(rows[k], cols[k])` increase strictly, by row then column. Without
+/// an early exit, so that the compiler can compare many at once.
+pub(crate) fn row_major(rows: &[u32], cols: &[u32]) -> bool {
+    let next = rows.iter().zip(cols).skip(1);
+    rows.iter()
+        .zip(cols)
+        .zip(next)
+        .fold(true, |ok, ((&r0, &c0), (&r1, &c1))| {
+            ok & ((r0 < r1) | ((r0 == r1) & (c0 < c1)))
+        })
+}
+
 /// The CSR matrix of row-major sorted entries: their columns and values concatenated (moved,
 /// not copied, when they are in one chunk).
 fn concatenate<T: MtxValue>(
     nrows: usize,
     ncols: usize,
-    row_ptr: Vec<usize>,
-    mut chunks: Vec<Chunk<T>>,
+    chunks: Vec<Chunk<T>>,
 ) -> Result<CsrMatrix<T>, ParseError> {
-    if chunks.len() == 1 {
-        let c = chunks.pop().expect("one chunk");
+    let mut chunks: Vec<Chunk<T>> = chunks.into_iter().filter(|c| c.len() > 0).collect();
+    if chunks.len() <= 1 {
+        let c = chunks.pop().unwrap_or_else(Chunk::empty);
+        let row_ptr = sorted_row_offsets(nrows, &c.rows)?;
         return Ok(CsrMatrix::new_unchecked(
             nrows, ncols, row_ptr, c.cols, c.vals,
         ));
     }
+    let row_ptr = count_rows(nrows, &chunks, false)?;
     let nnz = row_ptr[nrows];
     let mut col_idx = Vec::new();
     let mut values = Vec::new();
@@ -150,6 +172,26 @@ fn concatenate<T: MtxValue>(
     Ok(CsrMatrix::new_unchecked(
         nrows, ncols, row_ptr, col_idx, values,
     ))
+}
+
+/// Row offsets of `rows`, sorted: offset `i` is the number of entries in the rows before `i`.
+/// Parallel over blocks of rows, each finding where its rows start by a binary search.
+fn sorted_row_offsets(nrows: usize, rows: &[u32]) -> Result<Vec<usize>, ParseError> {
+    const BLOCK: usize = 1 << 14;
+    let mut ptr = try_filled(nrows + 1, 0usize, "row offsets")?;
+    ptr.par_chunks_mut(BLOCK)
+        .enumerate()
+        .for_each(|(block, offsets)| {
+            let first = block * BLOCK;
+            let mut k = rows.partition_point(|&r| (r as usize) < first);
+            for (row, offset) in (first..).zip(offsets) {
+                while rows.get(k).is_some_and(|&r| (r as usize) < row) {
+                    k += 1;
+                }
+                *offset = k;
+            }
+        });
+    Ok(ptr)
 }
 
 /// Reserves room for `len` elements, or [`ParseError::OutOfMemory`] instead of an abort.
@@ -384,6 +426,34 @@ mod tests {
     use super::*;
     use crate::body::{parse_chunk, split_lines, Layout};
     use crate::header::Format;
+
+    #[test]
+    fn row_major_means_strictly_increasing_by_row_then_column() {
+        assert!(row_major(&[], &[]));
+        assert!(row_major(&[0, 0, 1, 3], &[2, 5, 0, 0]));
+        assert!(!row_major(&[0, 0], &[5, 5]), "a repeat");
+        assert!(!row_major(&[0, 1, 0], &[0, 0, 1]), "a row goes back");
+        assert!(!row_major(&[2, 2], &[3, 1]), "a column goes back");
+    }
+
+    #[test]
+    fn sorted_row_offsets_count_what_each_row_holds() {
+        // Rows of every length from 0 to 5, and runs of empty rows across the parallel blocks.
+        let nrows = 40_000;
+        let rows: Vec<u32> = (0..nrows as u32)
+            .filter(|r| r % 7 != 0 && !(17_000..33_000).contains(r))
+            .flat_map(|r| std::iter::repeat_n(r, (r % 6) as usize))
+            .collect();
+        let chunk = Chunk::of_entries(
+            rows.clone(),
+            vec![0; rows.len()],
+            vec![0.0; rows.len()],
+            None,
+        );
+        let counted = count_rows(nrows, std::slice::from_ref(&chunk), false).unwrap();
+        assert_eq!(sorted_row_offsets(nrows, &rows).unwrap(), counted);
+        assert_eq!(sorted_row_offsets(3, &[]).unwrap(), vec![0; 4]);
+    }
 
     fn coo(text: &str, symmetry: Symmetry, threads: usize, chunk: usize) -> CsrMatrix<f64> {
         let layout = Layout {

@@ -35,6 +35,8 @@ pub(crate) struct Chunk<T> {
     pub vals: Vec<T>,
     /// Entries parsed (`vals.len()` unless a summary).
     count: usize,
+    /// Whether the entries are sorted by row then column without repeats, when known.
+    pub row_major: Option<bool>,
     /// Line breaks in the chunk.
     newlines: u64,
     /// The first bad line, if any (parsing of the chunk stops there).
@@ -60,7 +62,26 @@ impl<T> Chunk<T> {
             count: 0,
             newlines: 0,
             failure: None,
+            row_major: None,
         }
+    }
+
+    /// A chunk of the given entries (no line counts: the entries of several chunks), and
+    /// whether they are in row-major order when that is known.
+    pub(crate) fn of_entries(
+        rows: Vec<u32>,
+        cols: Vec<u32>,
+        vals: Vec<T>,
+        row_major: Option<bool>,
+    ) -> Self {
+        Chunk {
+            rows,
+            cols,
+            vals,
+            row_major,
+            ..Chunk::empty()
+        }
+        .seal()
     }
 
     /// Entries parsed.
@@ -157,7 +178,7 @@ fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
 /// its bytes either grows them, copying what they hold into fresh memory, when lines are short
 /// (patterns), or reserves far more than is used when they are long.
 pub(crate) fn parse_chunk<T: MtxValue>(bytes: &[u8], layout: &Layout) -> Chunk<T> {
-    let estimate = memchr::memchr_iter(b'\n', bytes).count() + 1;
+    let estimate = line_count(bytes);
     let mut data = Chunk::empty();
     data.vals.reserve(estimate);
     if layout.format == Format::Coordinate {
@@ -173,23 +194,58 @@ pub(crate) fn parse_chunk<T: MtxValue>(bytes: &[u8], layout: &Layout) -> Chunk<T
     }
 }
 
+/// Where parsed entries go: a chunk's own vectors, or its region of arrays shared by all
+/// chunks ([`crate::entry_arrays::Region`]).
+pub(crate) trait EntrySink<T> {
+    /// Appends a coordinate entry.
+    fn push_entry(&mut self, row: u32, col: u32, value: T);
+    /// Appends the value of an array entry.
+    fn push_value(&mut self, value: T);
+    /// Entries appended so far.
+    fn entries(&self) -> usize;
+}
+
+impl<T> EntrySink<T> for Chunk<T> {
+    #[inline(always)]
+    fn push_entry(&mut self, row: u32, col: u32, value: T) {
+        self.rows.push(row);
+        self.cols.push(col);
+        self.vals.push(value);
+    }
+
+    #[inline(always)]
+    fn push_value(&mut self, value: T) {
+        self.vals.push(value);
+    }
+
+    fn entries(&self) -> usize {
+        self.vals.len()
+    }
+}
+
+/// Lines of `bytes`: its line breaks, and one more when it does not end with one. Each entry
+/// takes a line, so no chunk has more entries than this.
+pub(crate) fn line_count(bytes: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', bytes).count()
+        + usize::from(bytes.last().is_some_and(|&b| b != b'\n'))
+}
+
 /// Parses the lines of one chunk, appending its entries to `data` (shared by consecutive
-/// chunks); returns the chunk's summary. Stops at the first bad line.
-pub(crate) fn parse_chunk_into<T: MtxValue>(
+/// chunks, or the chunk's region of the final arrays); returns the chunk's summary. Stops at
+/// the first bad line.
+pub(crate) fn parse_chunk_into<T: MtxValue, S: EntrySink<T>>(
     bytes: &[u8],
     layout: &Layout,
-    data: &mut Chunk<T>,
+    data: &mut S,
 ) -> Chunk<T> {
-    let before = data.vals.len();
+    let before = data.entries();
     let mut summary = Chunk::empty();
     let coordinate = layout.format == Format::Coordinate;
     let mut pos = 0;
     while pos < bytes.len() {
         if coordinate {
             if let Some((row, col, value, len)) = plain_entry::<T>(&bytes[pos..], layout) {
-                data.rows.push(row);
-                data.cols.push(col);
-                data.vals.push(value);
+                data.push_entry(row, col, value);
                 summary.newlines += 1;
                 pos += len;
                 continue;
@@ -202,7 +258,7 @@ pub(crate) fn parse_chunk_into<T: MtxValue>(
                 entry_line,
                 kind,
             });
-            summary.count = data.vals.len() - before;
+            summary.count = data.entries() - before;
             return summary;
         }
         summary.newlines += 1;
@@ -211,7 +267,7 @@ pub(crate) fn parse_chunk_into<T: MtxValue>(
     if bytes.last() != Some(&b'\n') && !bytes.is_empty() {
         summary.newlines -= 1;
     }
-    summary.count = data.vals.len() - before;
+    summary.count = data.entries() - before;
     summary
 }
 
@@ -235,10 +291,10 @@ fn plain_entry<T: MtxValue>(text: &[u8], layout: &Layout) -> Option<(u32, u32, T
 
 /// Parses one line (without its line break) into `data`: `Err((entry_line, kind))` for a bad
 /// line, `entry_line` telling whether it was an entry (not a comment).
-fn parse_line<T: MtxValue>(
+fn parse_line<T: MtxValue, S: EntrySink<T>>(
     line: &[u8],
     layout: &Layout,
-    data: &mut Chunk<T>,
+    data: &mut S,
 ) -> Result<(), (bool, ParseError)> {
     match classify(line) {
         LineKind::Blank => Ok(()),
@@ -261,10 +317,10 @@ fn check_utf8(line: &[u8]) -> Result<(), ParseError> {
 }
 
 #[inline]
-fn parse_entry<T: MtxValue>(
+fn parse_entry<T: MtxValue, S: EntrySink<T>>(
     line: &[u8],
     layout: &Layout,
-    chunk: &mut Chunk<T>,
+    data: &mut S,
 ) -> Result<(), ParseError> {
     match layout.format {
         Format::Coordinate => {
@@ -276,15 +332,13 @@ fn parse_entry<T: MtxValue>(
             if layout.symmetry.is_triangular() {
                 check_triangle(layout.symmetry, row, col, value)?;
             }
-            chunk.rows.push(row);
-            chunk.cols.push(col);
-            chunk.vals.push(value);
+            data.push_entry(row, col, value);
         }
         Format::Array => {
             let mut tokens = Tokens::new(line, T::NUMBERS);
             let value = T::parse(&mut tokens)?;
             tokens.finish()?;
-            chunk.vals.push(value);
+            data.push_value(value);
         }
     }
     Ok(())

@@ -89,6 +89,7 @@
 mod assemble;
 mod binary_error;
 mod body;
+mod entry_arrays;
 mod error;
 mod files;
 mod header;

@@ -1,12 +1,17 @@
 //! Reading from a stream (file, stdin, any reader): the calling thread reads blocks of whole
 //! lines (gunzipping when the stream starts with the gzip magic bytes `1f 8b`) and hands each to
-//! the pool to parse while it reads the next, so reading overlaps parsing. With a pool of one
-//! thread, blocks are parsed on the calling thread between reads: one thread in all. `O(bytes)`; the blocks
-//! are kept until the end so that errors can be located. A corrupt or truncated gzip stream is
+//! the pool to parse while it reads the next, so reading overlaps parsing; it reads at most two
+//! blocks per thread ahead of the parsing, so that parsed blocks' memory is reused. Coordinate
+//! entries are parsed straight into the final arrays ([`EntryArrays`]), each block at an offset
+//! known from the lines before it. With a pool of one thread, blocks are parsed on the calling
+//! thread between reads: one thread in all. `O(bytes)`; a block is kept while an error could
+//! still have to be located in it. A corrupt or truncated gzip stream is
 //! reported (with the line decompression reached) before any error in what it decoded, since
 //! that text cannot be trusted. Called by `read` and `read_path`.
 
+use crate::body::Layout;
 use crate::body::{self, Chunk};
+use crate::entry_arrays::{EntryArrays, Filled, Region};
 use crate::error::{MtxError, ParseError};
 use crate::options::{Pool, ReadOptions};
 use crate::read::{default_chunk_bytes, finish_body, Assembled, Assembly, Preamble};
@@ -192,11 +197,48 @@ impl<'a> Source<'a> {
         }
     }
 
+    /// The next block of whole lines of about `block` bytes, read on from `buf`, or `None` at
+    /// the end (then `buf` holds what is left after the last whole line: nothing unless the
+    /// stream failed). The part of a line after the block stays in `buf`, now a buffer from
+    /// `recycler`.
+    fn next_block<T>(
+        &mut self,
+        buf: &mut Vec<u8>,
+        block: usize,
+        recycler: &mut Recycler<T>,
+    ) -> Option<Vec<u8>> {
+        loop {
+            let missing = block.saturating_sub(buf.len());
+            if !self.eof && missing > 0 {
+                self.fill(buf, missing);
+            }
+            let cut = self.whole_lines(buf);
+            if cut > 0 {
+                let mut next = recycler.buffer();
+                next.extend_from_slice(&buf[cut..]);
+                buf.truncate(cut);
+                return Some(std::mem::replace(buf, next));
+            }
+            if self.eof {
+                return None;
+            }
+            if buf.len() > MAX_LINE_BYTES {
+                self.eof = true;
+                self.failed = Some(io::Error::new(io::ErrorKind::InvalidData, LineTooLong));
+                return None;
+            }
+            // A line longer than the block: read on to its end.
+            let more = block.max(buf.len());
+            self.fill(buf, more);
+        }
+    }
+
     /// Reads until the banner, comments and size line are complete; returns them and the bytes
     /// read past the size line.
     fn preamble(&mut self, block: usize) -> Result<(Preamble, Vec<u8>), MtxError> {
         let mut buf = Vec::new();
-        let mut want = block.max(64 << 10);
+        // A header is short: reading a whole block before parsing could start would delay it.
+        let mut want = block.min(64 << 10);
         loop {
             self.fill(&mut buf, want);
             let complete = self.whole_lines(&buf);
@@ -263,17 +305,19 @@ struct BodyReader<'s, 'a> {
 impl BodyReader<'_, '_> {
     /// Reads and parses the body, starting with `rest` (the bytes read past the size line).
     fn read<T: MtxValue>(&mut self, rest: Vec<u8>) -> Result<Assembled<T>, MtxError> {
-        let (mut blocks, shared, tail) = self.parse_blocks::<T>(rest);
+        let (mut blocks, gathered, tail) = self.parse_blocks::<T>(rest);
         blocks.sort_by_key(|b| b.0);
         let (bytes, parsed): (Vec<Vec<u8>>, Vec<Chunk<T>>) =
             blocks.into_iter().map(|(_, b, c)| (b, c)).unzip();
-        // Sequential: the entries are in one shared chunk and `parsed` holds summaries.
-        // Parallel: each chunk holds its entries; checks use summaries.
-        let (summaries, data) = match shared {
-            Some(shared) => (parsed, vec![shared.seal()]),
-            None => (parsed.iter().map(Chunk::summary).collect(), parsed),
+        // Checks use summaries; the entries are in the gathered chunk (of the first blocks)
+        // and in the chunks of the blocks after them.
+        let summaries: Vec<Chunk<T>> = parsed.iter().map(Chunk::summary).collect();
+        let data: Vec<Chunk<T>> = match gathered {
+            Some(Gathered { entries, blocks }) => std::iter::once(entries)
+                .chain(parsed.into_iter().skip(blocks))
+                .collect(),
+            None => parsed,
         };
-        let parsed = summaries;
         let chunks: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
         if let Some(failure) = self.source.failed.take() {
             // A broken stream comes first: what it decoded cannot be trusted.
@@ -281,94 +325,154 @@ impl BodyReader<'_, '_> {
             let lines = pre.body_line - 1
                 + chunks
                     .iter()
-                    .zip(&parsed)
+                    .zip(&summaries)
                     .map(|(bytes, chunk)| chunk.line_breaks(bytes))
                     .sum::<u64>();
             return Err(self.source.error(failure, lines + newlines(&tail)));
         }
         self.pool
-            .install(|| finish_body(&chunks, &parsed, data, self.pre, self.assembly))
+            .install(|| finish_body(&chunks, &summaries, data, self.pre, self.assembly))
     }
 
     /// Reads blocks of whole lines and parses each on the pool while reading the next. Returns
-    /// `(index, bytes, parsed)` per block, in any order; with one thread, the `parsed` are
-    /// summaries and the entries of all blocks are in the shared chunk returned second (saving
-    /// their concatenation). Last, the bytes left after the last whole line (not empty only after
-    /// a read failure). The bytes of a block that can no longer matter for an error (see
-    /// [`Recycler`]) come back empty: their memory was reused for later blocks.
+    /// `(index, bytes, parsed)` per block, in any order. The entries of the first blocks may
+    /// be gathered in one chunk, returned second: with one thread, every block's (parsed on
+    /// this thread into one growing chunk); with more, those of the blocks that parsed straight
+    /// into [`EntryArrays`] sized by the size line. The `parsed` of those blocks are summaries.
+    /// Last, the bytes left after the last whole line (not empty only after a read failure). The
+    /// bytes of a block that can no longer matter for an error (see [`Recycler`]) come back
+    /// empty: their memory was reused for later blocks.
     #[allow(clippy::type_complexity)]
     fn parse_blocks<T: MtxValue>(
         &mut self,
         mut buf: Vec<u8>,
-    ) -> (Vec<(usize, Vec<u8>, Chunk<T>)>, Option<Chunk<T>>, Vec<u8>) {
+    ) -> (
+        Vec<(usize, Vec<u8>, Chunk<T>)>,
+        Option<Gathered<T>>,
+        Vec<u8>,
+    ) {
         let layout = self.pre.layout();
         let (tx, rx) = std::sync::mpsc::channel();
         let block = self.block.max(1);
         let mut recycler = Recycler::new(self.pre);
         // One thread means one: parse each block on this thread, between reads.
         let sequential = self.pool.threads() == 1;
-        let mut shared = sequential.then(|| shared_chunk(self.pre, self.size_hint));
+        let entries = expected_entries(self.pre, self.size_hint);
+        let mut shared = sequential.then(|| shared_chunk(self.pre, entries));
+        let direct = !sequential && layout.format == crate::Format::Coordinate;
+        let mut arrays = direct
+            .then(|| EntryArrays::with_capacity(entries))
+            .flatten();
+        let mut regions = arrays.as_mut().map(EntryArrays::regions);
+        let mut filled = Vec::new();
         let source = &mut *self.source;
+        let ahead = 2 * self.pool.threads();
         let tail = self.pool.in_place_scope(|scope| {
-            let mut count = 0;
-            loop {
-                let missing = block.saturating_sub(buf.len());
-                if !source.eof && missing > 0 {
-                    source.fill(&mut buf, missing);
-                }
-                let cut = source.whole_lines(&buf);
-                if cut == 0 && !source.eof {
-                    if buf.len() > MAX_LINE_BYTES {
-                        source.eof = true;
-                        source.failed =
-                            Some(io::Error::new(io::ErrorKind::InvalidData, LineTooLong));
-                        return buf;
-                    }
-                    // A line longer than the block: read on to its end.
-                    let more = block.max(buf.len());
-                    source.fill(&mut buf, more);
+            let mut in_flight = 0;
+            for index in 0.. {
+                let Some(bytes) = source.next_block(&mut buf, block, &mut recycler) else {
+                    break;
+                };
+                if let Some(shared) = shared.as_mut() {
+                    let summary = body::parse_chunk_into::<T, _>(&bytes, &layout, shared);
+                    recycler.absorb((index, bytes, summary));
                     continue;
                 }
-                if cut > 0 {
-                    let mut next = recycler.buffer();
-                    next.extend_from_slice(&buf[cut..]);
-                    buf.truncate(cut);
-                    let bytes = std::mem::replace(&mut buf, next);
-                    let index = count;
-                    count += 1;
-                    if let Some(shared) = shared.as_mut() {
-                        let summary = body::parse_chunk_into::<T>(&bytes, &layout, shared);
-                        recycler.absorb((index, bytes, summary));
+                let region = regions
+                    .as_mut()
+                    .and_then(|r| r.claim(body::line_count(&bytes)));
+                let tx = tx.clone();
+                in_flight += 1;
+                scope.spawn(move |_| {
+                    let (parsed, filled) = parse_block(&bytes, &layout, region);
+                    // The receiver outlives the scope, so sending cannot fail.
+                    let _ = tx.send(((index, bytes, parsed), filled));
+                });
+                // Takes the parsed blocks, waiting while `ahead` are in flight: reading no
+                // further ahead lets later blocks reuse the memory of parsed ones.
+                loop {
+                    let next = if in_flight >= ahead {
+                        rx.recv().ok()
                     } else {
-                        let tx = tx.clone();
-                        scope.spawn(move |_| {
-                            let parsed = body::parse_chunk::<T>(&bytes, &layout);
-                            // The receiver outlives the scope, so sending cannot fail.
-                            let _ = tx.send((index, bytes, parsed));
-                        });
-                    }
-                }
-                if source.eof && (buf.is_empty() || source.failed.is_some()) {
-                    return buf;
-                }
-                while let Ok(done) = rx.try_recv() {
+                        rx.try_recv().ok()
+                    };
+                    let Some((done, region)) = next else {
+                        break;
+                    };
+                    filled.extend(region);
                     recycler.absorb(done);
+                    in_flight -= 1;
                 }
             }
+            buf
         });
         drop(tx);
         let mut blocks = recycler.into_blocks();
-        blocks.extend(rx);
-        (blocks, shared, tail)
+        for (done, region) in rx {
+            filled.extend(region);
+            blocks.push(done);
+        }
+        let gathered = Gathered::of(shared, arrays, filled, blocks.len());
+        (blocks, gathered, tail)
     }
 }
 
-/// The chunk that collects the entries of every block when parsing on one thread, with room
-/// for the entries the size line announces when that is plausible for the input's size.
-fn shared_chunk<T>(pre: &Preamble, size_hint: Option<u64>) -> Chunk<T> {
-    let mut shared = Chunk::empty();
+/// Parses one block into `region` when it has one (then the chunk returned is a summary), or
+/// into its own vectors.
+fn parse_block<'a, T: MtxValue>(
+    bytes: &[u8],
+    layout: &Layout,
+    region: Option<Region<'a, T>>,
+) -> (Chunk<T>, Option<Filled>) {
+    match region {
+        Some(mut region) => {
+            let summary = body::parse_chunk_into(bytes, layout, &mut region);
+            (summary, Some(region.filled()))
+        }
+        None => (body::parse_chunk::<T>(bytes, layout), None),
+    }
+}
+
+/// The entries of the first `blocks` blocks, in one chunk.
+struct Gathered<T> {
+    entries: Chunk<T>,
+    blocks: usize,
+}
+
+impl<T: MtxValue> Gathered<T> {
+    /// The entries of all `blocks` blocks when they were `shared`, or of the blocks parsed into
+    /// `arrays` (with what each `filled`).
+    fn of(
+        shared: Option<Chunk<T>>,
+        arrays: Option<EntryArrays<T>>,
+        filled: Vec<Filled>,
+        blocks: usize,
+    ) -> Option<Self> {
+        match (shared, arrays) {
+            (Some(shared), _) => Some(Gathered {
+                entries: shared.seal(),
+                blocks,
+            }),
+            (None, Some(arrays)) => Some(Gathered {
+                blocks: arrays.claimed(),
+                entries: arrays.into_chunk(filled),
+            }),
+            (None, None) => None,
+        }
+    }
+}
+
+/// The entries the size line announces, when that is plausible for the input's size (at least
+/// 4 bytes a line; 1M entries when the size is not known): enough to reserve room for.
+fn expected_entries(pre: &Preamble, size_hint: Option<u64>) -> usize {
     let plausible = size_hint.map_or(1 << 20, |bytes| bytes / 4);
-    let entries = pre.size.entries.min(plausible) as usize;
+    pre.size.entries.min(plausible) as usize
+}
+
+/// The chunk that collects the entries of every block when parsing on one thread, with room
+/// for `entries`.
+fn shared_chunk<T>(pre: &Preamble, entries: usize) -> Chunk<T> {
+    let mut shared = Chunk::empty();
     // Only a hint: without the memory, the vectors grow as needed.
     let _ = shared.vals.try_reserve_exact(entries);
     if pre.header.format == crate::Format::Coordinate {
@@ -477,6 +581,38 @@ mod tests {
                 assert_eq!(read_stream(t.as_bytes(), None, &opts).unwrap(), expected);
                 let gz = gzip(t.as_bytes());
                 assert_eq!(read_stream(&gz[..], None, &opts).unwrap(), expected);
+            }
+        }
+    }
+
+    #[test]
+    fn comments_disorder_and_duplicates_read_alike_on_any_thread_count() {
+        // Comment and blank lines take room in the arrays sized by the size line, so later
+        // blocks find none left and keep their own vectors: both kinds are gathered in order.
+        let mut t = String::from("%%MatrixMarket matrix coordinate real general\n7 7 12\n");
+        for k in 0..12u32 {
+            if k % 3 == 0 {
+                t.push_str("% a comment line in the body\n\n");
+            }
+            let (row, col) = ((k * 5) % 7 + 1, (k * 3) % 7 + 1);
+            t.push_str(&format!("{row} {col} {k}.5\n"));
+        }
+        t.push_str("1 1 1.0\n% a last comment\n");
+        let t = t.replacen("7 7 12", "7 7 13", 1);
+        let expected = crate::read_bytes(t.as_bytes(), &ReadOptions::default()).unwrap();
+        assert_eq!(
+            expected.nnz(),
+            7,
+            "entries k and k + 7 (and the last) are summed"
+        );
+        for chunk in [1, 7, 40, 1 << 20] {
+            for threads in [1, 2] {
+                let opts = ReadOptions {
+                    threads: Some(threads),
+                    chunk_bytes: Some(chunk),
+                };
+                let got = read_stream(t.as_bytes(), Some(t.len() as u64), &opts).unwrap();
+                assert_eq!(got, expected, "blocks of {chunk} bytes, {threads} threads");
             }
         }
     }
