@@ -5,12 +5,17 @@
 //! entry into fresh memory on one thread, and the page faults of the arrays fall on the threads
 //! that parse. Called by `stream.rs`.
 
-use crate::assemble::{row_major, try_filled};
 use crate::body::{Chunk, EntrySink};
 use crate::value::MtxValue;
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Room for the coordinate entries of a body, handed out block by block.
+/// Room for the coordinate entries of a body, handed out block by block. The room is reserved,
+/// not written: zeroing it first would cost a pass over all of it on the reading thread
+/// before any block is parsed (with memory the allocator reuses, a third of a read's time).
 pub(crate) struct EntryArrays<T> {
+    /// Tells these arrays' regions from those of any other.
+    id: u64,
     rows: Vec<u32>,
     cols: Vec<u32>,
     vals: Vec<T>,
@@ -22,20 +27,27 @@ impl<T: MtxValue> EntryArrays<T> {
     /// Room for `entries` entries, or `None` when the memory cannot be had (then the blocks
     /// keep their own vectors, which grow as needed).
     pub(crate) fn with_capacity(entries: usize) -> Option<Self> {
-        Some(EntryArrays {
-            rows: try_filled(entries, 0, "row indices").ok()?,
-            cols: try_filled(entries, 0, "column indices").ok()?,
-            vals: try_filled(entries, T::zero(), "values").ok()?,
+        static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+        let mut arrays = EntryArrays {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            rows: Vec::new(),
+            cols: Vec::new(),
+            vals: Vec::new(),
             claims: Vec::new(),
-        })
+        };
+        arrays.rows.try_reserve_exact(entries).ok()?;
+        arrays.cols.try_reserve_exact(entries).ok()?;
+        arrays.vals.try_reserve_exact(entries).ok()?;
+        Some(arrays)
     }
 
     /// The regions, to be claimed block by block in file order.
     pub(crate) fn regions(&mut self) -> Regions<'_, T> {
         Regions {
-            rows: &mut self.rows,
-            cols: &mut self.cols,
-            vals: &mut self.vals,
+            id: self.id,
+            rows: self.rows.spare_capacity_mut(),
+            cols: self.cols.spare_capacity_mut(),
+            vals: self.vals.spare_capacity_mut(),
             claims: &mut self.claims,
             open: true,
         }
@@ -50,6 +62,7 @@ impl<T: MtxValue> EntryArrays<T> {
     /// holds. A region without its [`Filled`] counts as empty; regions not full (blocks with
     /// comments, blank lines or a bad line) are closed up.
     pub(crate) fn into_chunk(mut self, mut filled: Vec<Filled>) -> Chunk<T> {
+        filled.retain(|f| f.id == self.id);
         filled.sort_unstable_by_key(|f| f.block);
         let mut found = filled.iter().peekable();
         let (mut start, mut end) = (0, 0);
@@ -61,16 +74,30 @@ impl<T: MtxValue> EntryArrays<T> {
             order = order.then(block_order);
             if start != end {
                 let moved = start..start + len;
-                self.rows.copy_within(moved.clone(), end);
-                self.cols.copy_within(moved.clone(), end);
-                self.vals.copy_within(moved, end);
+                self.rows
+                    .spare_capacity_mut()
+                    .copy_within(moved.clone(), end);
+                self.cols
+                    .spare_capacity_mut()
+                    .copy_within(moved.clone(), end);
+                self.vals.spare_capacity_mut().copy_within(moved, end);
             }
             start += lines;
             end += len;
         }
-        self.rows.truncate(end);
-        self.cols.truncate(end);
-        self.vals.truncate(end);
+        // SAFETY: slots `0..end` of the three vectors are written. A `Filled` is made only by
+        // `Region::filled`, for the region of block `block` of the arrays `id` (this one, by
+        // the `retain`), and there is one region per block, so one report per block; its
+        // `len` counts the slots that region wrote one after another from its start, at most
+        // `lines`. The regions lie one after another from slot 0 in the order of `claims`:
+        // block `block` starts at `start`, and the loop moved its `len` written slots down to
+        // `end`, so that `0..end` are the written slots of the blocks so far. The capacity is
+        // at least the sum of `lines`, hence at least `end`.
+        unsafe {
+            self.rows.set_len(end);
+            self.cols.set_len(end);
+            self.vals.set_len(end);
+        }
         let row_major = order.increasing;
         Chunk::of_entries(self.rows, self.cols, self.vals, Some(row_major))
     }
@@ -78,9 +105,10 @@ impl<T: MtxValue> EntryArrays<T> {
 
 /// The unclaimed rest of [`EntryArrays`].
 pub(crate) struct Regions<'a, T> {
-    rows: &'a mut [u32],
-    cols: &'a mut [u32],
-    vals: &'a mut [T],
+    id: u64,
+    rows: &'a mut [MaybeUninit<u32>],
+    cols: &'a mut [MaybeUninit<u32>],
+    vals: &'a mut [MaybeUninit<T>],
     claims: &'a mut Vec<usize>,
     /// False once a block did not fit: regions stay a prefix of the blocks.
     open: bool,
@@ -90,7 +118,8 @@ impl<'a, T> Regions<'a, T> {
     /// The region of the next block, which has `lines` lines; `None` when there is no room
     /// left for it (then neither for any block after it).
     pub(crate) fn claim(&mut self, lines: usize) -> Option<Region<'a, T>> {
-        self.open &= lines <= self.rows.len() && lines <= self.vals.len();
+        self.open &=
+            lines <= self.rows.len() && lines <= self.cols.len() && lines <= self.vals.len();
         if !self.open {
             return None;
         }
@@ -103,41 +132,38 @@ impl<'a, T> Regions<'a, T> {
         let block = self.claims.len();
         self.claims.push(lines);
         Some(Region {
+            id: self.id,
             block,
             rows,
             cols,
             vals,
             len: 0,
+            order: Order::EMPTY,
         })
     }
 }
 
 /// One block's part of [`EntryArrays`]: room for an entry per line of the block.
 pub(crate) struct Region<'a, T> {
+    id: u64,
     block: usize,
-    rows: &'a mut [u32],
-    cols: &'a mut [u32],
-    vals: &'a mut [T],
-    /// Slots written, from the start.
+    rows: &'a mut [MaybeUninit<u32>],
+    cols: &'a mut [MaybeUninit<u32>],
+    vals: &'a mut [MaybeUninit<T>],
+    /// Slots written, one after another from the start.
     len: usize,
+    /// The order of the entries written.
+    order: Order,
 }
 
 impl<T> Region<'_, T> {
     /// What the region holds, for [`EntryArrays::into_chunk`].
-    /// Checks the order of the entries here, while they are in this thread's cache.
     pub(crate) fn filled(self) -> Filled {
-        let (rows, cols) = (&self.rows[..self.len], &self.cols[..self.len]);
-        let order = match (rows.first(), cols.first(), rows.last(), cols.last()) {
-            (Some(&r0), Some(&c0), Some(&r1), Some(&c1)) => Order {
-                span: Some(((r0, c0), (r1, c1))),
-                increasing: row_major(rows, cols),
-            },
-            _ => Order::EMPTY,
-        };
         Filled {
+            id: self.id,
             block: self.block,
             len: self.len,
-            order,
+            order: self.order,
         }
     }
 }
@@ -155,18 +181,17 @@ impl<T> EntrySink<T> for Region<'_, T> {
         ) else {
             return;
         };
-        *r = row;
-        *c = col;
-        *v = value;
+        r.write(row);
+        c.write(col);
+        v.write(value);
         self.len += 1;
+        self.order = self.order.then(Order::of(row, col));
     }
 
+    /// Array bodies have no regions; were one given one, its indices would be 0.
     #[inline(always)]
     fn push_value(&mut self, value: T) {
-        if let Some(v) = self.vals.get_mut(self.len) {
-            *v = value;
-            self.len += 1;
-        }
+        self.push_entry(0, 0, value);
     }
 
     fn entries(&self) -> usize {
@@ -177,16 +202,17 @@ impl<T> EntrySink<T> for Region<'_, T> {
 /// How many slots of a block's region were written, for [`EntryArrays::into_chunk`].
 #[derive(Debug)]
 pub(crate) struct Filled {
+    id: u64,
     block: usize,
     len: usize,
     order: Order,
 }
 
-/// Whether entries are in row-major order (by row then column, no repeats), and their first
-/// and last `(row, column)` when there are any.
+/// Whether entries are in row-major order (by row then column, no repeats), and the first and
+/// last of them as `row << 32 | column` when there are any.
 #[derive(Debug, Clone, Copy)]
 struct Order {
-    span: Option<((u32, u32), (u32, u32))>,
+    span: Option<(u64, u64)>,
     increasing: bool,
 }
 
@@ -196,12 +222,23 @@ impl Order {
         increasing: true,
     };
 
+    /// The order of one entry.
+    #[inline(always)]
+    fn of(row: u32, col: u32) -> Order {
+        let key = (u64::from(row) << 32) | u64::from(col);
+        Order {
+            span: Some((key, key)),
+            increasing: true,
+        }
+    }
+
     /// The order of these entries followed by `next`'s.
+    #[inline(always)]
     fn then(self, next: Order) -> Order {
         match (self.span, next.span) {
             (Some((first, last)), Some((next_first, next_last))) => Order {
                 span: Some((first, next_last)),
-                increasing: self.increasing && next.increasing && last < next_first,
+                increasing: self.increasing & next.increasing & (last < next_first),
             },
             (None, _) => next,
             (_, None) => self,
