@@ -86,7 +86,8 @@ pub fn read_path_occupied(path: &Path, opts: &ReadOptions) -> Result<Occupied, M
 /// # Errors
 /// As [`read`](crate::read()).
 pub fn read_occupied<R: Read>(reader: R, opts: &ReadOptions) -> Result<Occupied, MtxError> {
-    let (file, occupancy) = stream::read_stream_as(reader, None, opts, Assembly::Occupied)?;
+    let (file, occupancy) =
+        stream::read_stream_as(reader, None, opts, Assembly::Occupied, &no_progress)?;
     let occupancy = occupancy.expect("an occupied read gives the occupancy");
     Ok(Occupied { file, occupancy })
 }

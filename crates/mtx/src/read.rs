@@ -52,16 +52,18 @@ pub(crate) fn read_path_as(
 ) -> Result<(MatrixMarket, Option<Occupancy>), MtxError> {
     let named = |e: MtxError| e.with_path(Some(path.to_path_buf()));
     if input::is_dash(path) {
-        let stdin = Counted::new(std::io::stdin().lock(), 0, progress);
-        return stream::read_stream_as(stdin, None, opts, assembly).map_err(named);
+        let stdin = std::io::stdin().lock();
+        return stream::read_stream_as(stdin, None, opts, assembly, progress).map_err(named);
     }
     let file = std::fs::File::open(path).map_err(|e| named(MtxError::io("open", e)))?;
     let size = file.metadata().ok().map(|m| m.len());
-    let file = Counted::new(file, size.unwrap_or(0), progress);
     match crate::binary_format_of(path) {
-        Some(format) => read_binary_as(file, size.unwrap_or(0), format, opts, assembly)
-            .and_then(|read| crate::occupied::occupied_part(read, assembly, format)),
-        None => stream::read_stream_as(file, size, opts, assembly),
+        Some(format) => {
+            let file = Counted::new(file, size.unwrap_or(0), progress);
+            read_binary_as(file, size.unwrap_or(0), format, opts, assembly)
+                .and_then(|read| crate::occupied::occupied_part(read, assembly, format))
+        }
+        None => stream::read_stream_as(file, size, opts, assembly, progress),
     }
     .map_err(named)
 }
@@ -327,6 +329,47 @@ mod tests {
 
     fn read_str(text: &str) -> Result<MatrixMarket, MtxError> {
         read_bytes(text.as_bytes(), &ReadOptions::default())
+    }
+
+    #[test]
+    fn progress_counts_the_bytes_of_the_file_plain_or_gzip() {
+        use std::io::Write;
+        use std::sync::Mutex;
+        let mut text = String::from("%%MatrixMarket matrix coordinate real general\n900 900 900\n");
+        for i in 1..=900 {
+            text.push_str(&format!("{i} {i} {i}.25\n"));
+        }
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(text.as_bytes()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        for (name, bytes) in [
+            ("a.mtx", text.into_bytes()),
+            ("a.mtx.gz", gz.finish().unwrap()),
+        ] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, &bytes).unwrap();
+            let told = Mutex::new(Vec::new());
+            let progress = |done, total| told.lock().unwrap().push((done, total));
+            let opts = ReadOptions {
+                threads: Some(2),
+                chunk_bytes: Some(1000),
+            };
+            assert_eq!(
+                read_path_with_progress(&path, &opts, &progress)
+                    .unwrap()
+                    .nnz(),
+                900
+            );
+            let told = told.into_inner().unwrap();
+            let size = bytes.len() as u64;
+            assert!(told.len() > 1, "{name}: told more than once");
+            assert!(told.iter().all(|&(_, total)| total == size), "{name}");
+            assert!(
+                told.windows(2).all(|w| w[0].0 <= w[1].0),
+                "{name}: never back"
+            );
+            assert_eq!(told.last().unwrap().0, size, "{name}: all of it at the end");
+        }
     }
 
     #[test]

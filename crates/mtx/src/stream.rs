@@ -13,7 +13,8 @@ use crate::body::Layout;
 use crate::body::{self, Chunk};
 use crate::entry_arrays::{EntryArrays, Filled, Region};
 use crate::error::{MtxError, ParseError};
-use crate::options::{Pool, ReadOptions};
+use crate::input::Counted;
+use crate::options::{no_progress, Pool, Progress, ReadOptions};
 use crate::read::{default_chunk_bytes, finish_body, Assembled, Assembly, Preamble};
 use crate::value::MtxValue;
 use crate::MatrixMarket;
@@ -52,11 +53,12 @@ pub(crate) fn read_stream<R: Read>(
     size: Option<u64>,
     opts: &ReadOptions,
 ) -> Result<MatrixMarket, MtxError> {
-    read_stream_as(reader, size, opts, Assembly::Whole).map(|(m, _)| m)
+    read_stream_as(reader, size, opts, Assembly::Whole, &no_progress).map(|(m, _)| m)
 }
 
 /// [`read_stream`], building the matrix as `assembly` says: with [`Assembly::Occupied`], the
-/// matrix returned is the occupied part and the occupancy comes second.
+/// matrix returned is the occupied part and the occupancy comes second. `progress` is told the
+/// bytes read of the stream, of `size` (0 when not known).
 ///
 /// # Errors
 /// As [`crate::read()`].
@@ -65,8 +67,9 @@ pub(crate) fn read_stream_as<R: Read>(
     size: Option<u64>,
     opts: &ReadOptions,
     assembly: Assembly,
+    progress: Progress<'_>,
 ) -> Result<(MatrixMarket, Option<Occupancy>), MtxError> {
-    let mut source = Source::open(reader)?;
+    let mut source = Source::open(reader, size.unwrap_or(0), progress)?;
     let pool = Pool::new(opts.threads)?;
     let block = opts.chunk_bytes.unwrap_or_else(|| {
         let guess = size.map_or(64 << 20, |s| s as usize * if source.gzip { 4 } else { 1 });
@@ -106,11 +109,21 @@ struct Source<'a> {
     eof: bool,
     /// The read error that ended the stream early, reported after the lines read before it.
     failed: Option<io::Error>,
+    /// Told the bytes read of a plain stream, of its size, after every read (a gzip stream's
+    /// compressed bytes are counted under the decoder instead). Not a wrapper of the reader: a
+    /// file read through one has each buffer zeroed before it is read into.
+    progress: Option<(Progress<'a>, u64)>,
+    /// Bytes read so far of a plain stream.
+    done: u64,
 }
 
 impl<'a> Source<'a> {
     /// Wraps `reader`, gunzipping when it starts with the gzip magic bytes.
-    fn open<R: Read + 'a>(mut reader: R) -> Result<Self, MtxError> {
+    fn open<R: Read + 'a>(
+        mut reader: R,
+        size: u64,
+        progress: Progress<'a>,
+    ) -> Result<Self, MtxError> {
         let mut magic = Vec::with_capacity(2);
         (&mut reader)
             .take(2)
@@ -119,7 +132,7 @@ impl<'a> Source<'a> {
         let gzip = magic == GZIP_MAGIC;
         let chained = io::Cursor::new(magic).chain(reader);
         let reader: Box<dyn Read + 'a> = if gzip {
-            Box::new(MultiGzDecoder::new(chained))
+            Box::new(MultiGzDecoder::new(Counted::new(chained, size, progress)))
         } else {
             Box::new(chained)
         };
@@ -128,6 +141,8 @@ impl<'a> Source<'a> {
             gzip,
             eof: false,
             failed: None,
+            progress: (!gzip).then_some((progress, size)),
+            done: 0,
         })
     }
 
@@ -138,7 +153,13 @@ impl<'a> Source<'a> {
             self.failed = Some(io::Error::new(io::ErrorKind::OutOfMemory, e));
             return;
         }
-        match self.reader.by_ref().take(n as u64).read_to_end(buf) {
+        let before = buf.len();
+        let read = self.reader.by_ref().take(n as u64).read_to_end(buf);
+        if let Some((progress, size)) = self.progress {
+            self.done += (buf.len() - before) as u64;
+            progress(self.done, size);
+        }
+        match read {
             Ok(got) if got == n => {}
             Ok(_) => self.eof = true,
             Err(e) => {
