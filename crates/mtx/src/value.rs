@@ -447,6 +447,85 @@ mod tests {
         assert_eq!(e.name(), "bad_index");
     }
 
+    /// Parses `text` as a whole real token, as a body line's value is.
+    fn real_token(text: &str) -> Option<f64> {
+        Tokens::new(text.as_bytes(), 1).real(Field::Real).ok()
+    }
+
+    #[test]
+    fn reals_parse_exactly_as_the_standard_library_does() {
+        // Shortest round-trip forms, fixed and scientific ones of every precision, and decimal
+        // strings near the limits of exact arithmetic (2^53, 19 digits, 10^±22).
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut texts: Vec<String> = [
+            "0",
+            "-0",
+            "+0.0",
+            "1.",
+            ".5",
+            "-.25",
+            "9007199254740992",
+            "9007199254740993",
+            "9007199254740991e22",
+            "1e22",
+            "1e23",
+            "1e-22",
+            "1e-23",
+            "123456789012345678.9",
+            "1234567890123456789",
+            "12345678901234567890",
+            "0.0000000000000000000001",
+            "4.9e-324",
+            "1.7976931348623157e308",
+            "1E+5",
+            "2e-0005",
+            "1e00022",
+            "3.14159e0",
+            "00000000000000000000000000001.5",
+            "0.30000000000000004",
+        ]
+        .map(String::from)
+        .to_vec();
+        for k in 0..200_000 {
+            let bits = next();
+            let v = match k % 4 {
+                0 => f64::from_bits(bits >> 2),
+                1 => (bits >> 11) as f64 / (1u64 << 53) as f64,
+                2 => (bits % 1_000_000_007) as f64 / 1024.0,
+                _ => -((bits >> 20) as f64) * 1e-9,
+            };
+            if !v.is_finite() {
+                continue;
+            }
+            let precision = (bits % 20) as usize;
+            texts.push(format!("{v}"));
+            texts.push(format!("{v:e}"));
+            texts.push(format!("{v:.precision$}"));
+            texts.push(format!("{v:.precision$e}"));
+            texts.push(format!(
+                "{}e{}",
+                bits % 100_000_000_000,
+                (bits >> 40) as i64 % 30 - 15
+            ));
+        }
+        for text in &texts {
+            let expected: f64 = text.parse().unwrap();
+            let got = real_token(text).unwrap_or_else(|| panic!("{text:?} did not parse"));
+            assert_eq!(got.to_bits(), expected.to_bits(), "{text:?}");
+        }
+        for bad in [
+            "", "-", ".", "1e", "1e+", "1.5.3", "--1", "1x", "e5", "0x10",
+        ] {
+            assert_eq!(real_token(bad), None, "{bad:?}");
+        }
+    }
+
     #[test]
     fn leading_digits_of_every_length() {
         for text in [
