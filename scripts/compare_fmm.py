@@ -5,7 +5,10 @@ fast_matrix_market (https://github.com/alugowski/fast_matrix_market) is the C++ 
 scipy.io.mmread. Both sides read the same file and write the same matrix in the same run, with 1
 and with 2 threads, alternating runs so that load on a shared machine hits both alike. Each side
 times only its own read or write call (ours inside the `mtx_io` bench binary, to the expanded CSR
-matrix; fast_matrix_market inside Python, to scipy's COO triplets), best of REPS. Ratios > 1 mean
+matrix; fast_matrix_market inside Python, to scipy's COO triplets), best of REPS. Both are timed
+in a process that has read before: fast_matrix_market in this Python process (its first call also
+starts its thread pool, and takes several times as long), ours after an untimed read in the
+bench process. Ratios > 1 mean
 spmv-reorder-mtx is faster. One file per field (real, integer, pattern), same structure.
 
 Setup (throwaway venv; the tests of the project never need Python):

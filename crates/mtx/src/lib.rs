@@ -51,14 +51,18 @@
 //! # Design decisions
 //! - **Read while parsing, in parallel, without locks.** The calling thread reads the input in
 //!   blocks of whole lines (gunzipping when it starts with the gzip magic bytes, whatever its name)
-//!   and hands each block to the rayon pool (`ReadOptions::threads`), which parses it into the
-//!   block's own buffers while the next is read (with one thread, blocks are parsed between
-//!   reads on the calling thread; memory of parsed blocks is reused for the next ones). The CSR matrix is then filled by row ranges, each
-//!   thread owning a disjoint region: no locks, no `unsafe`. Each block counts its line breaks, so
-//!   errors carry the exact line whatever the thread count or block size, and the reported error
-//!   is the first in the file, as a sequential reader would report it (except that a broken gzip
-//!   stream is reported first: what it decoded cannot be trusted). The blocks are kept until the
-//!   matrix is built, so memory peaks at about the text size plus the matrix.
+//!   and hands each block to the rayon pool (`ReadOptions::threads`), which parses it while the
+//!   next is read. Coordinate entries go straight into the final row, column and value arrays:
+//!   each block gets the region at the offset the lines before it give (a line holds at most one
+//!   entry), reserved and not zeroed. The reader stays at most two blocks per thread ahead, so the
+//!   buffers of parsed blocks are reused. With one thread, blocks are parsed between reads on the
+//!   calling thread. Entries already in row-major order (as CSR codes write them) are the CSR
+//!   arrays; others are placed by row ranges, each thread owning a disjoint region. The only
+//!   `unsafe` is the one `set_len` over the slots the parsing threads report written. Each block
+//!   counts its line breaks, so errors carry the exact line whatever the thread count or block
+//!   size, and the reported error is the first in the file, as a sequential reader would report
+//!   it (except that a broken gzip stream is reported first: what it decoded cannot be trusted).
+//!   A block's text is kept only while an error could still have to be located in it.
 //! - **Expanded in memory, triangular on disk.** Computation wants both triangles; files of
 //!   symmetric matrices store one. Reading mirrors each off-diagonal entry (negated for
 //!   skew-symmetric, conjugated for Hermitian). Writing with a triangular symmetry first checks that
