@@ -320,6 +320,20 @@ mod tests {
     }
 
     #[test]
+    fn a_report_from_other_arrays_is_not_taken() {
+        let mut mine = EntryArrays::<f64>::with_capacity(2).unwrap();
+        let mut other = EntryArrays::<f64>::with_capacity(2).unwrap();
+        let _unwritten = mine.regions().claim(2).unwrap();
+        let mut theirs = other.regions().claim(2).unwrap();
+        theirs.push_entry(0, 0, 1.0);
+        theirs.push_entry(1, 1, 2.0);
+        // Block 0 of the other arrays, 2 slots: taken here, it would expose unwritten slots.
+        let chunk = mine.into_chunk(vec![theirs.filled()]);
+        assert_eq!(chunk.len(), 0);
+        assert!(chunk.rows.is_empty() && chunk.vals.is_empty());
+    }
+
+    #[test]
     fn impossible_sizes_are_refused_not_aborted() {
         assert!(EntryArrays::<f64>::with_capacity(usize::MAX / 2).is_none());
     }
