@@ -111,6 +111,7 @@ mod permutation;
 mod petsc;
 mod plan;
 mod read;
+mod recycler;
 mod stream;
 mod symmetry;
 mod target;
