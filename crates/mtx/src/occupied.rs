@@ -136,6 +136,8 @@ pub(crate) fn compact_chunks<T: Send>(
     let (rows, cols) = (gather(|c| &c.rows)?, gather(|c| &c.cols)?);
     let occupancy = Occupancy::from_indices(layout.nrows, layout.ncols, rows, cols)?;
     let occupied = "an entry's row and column are occupied";
+    // Indices become their ranks among the occupied ones, an increasing map: a chunk known to
+    // be in row-major order stays so.
     chunks.par_iter_mut().for_each(|c| {
         for r in &mut c.rows {
             *r = occupancy.compact_row(*r).expect(occupied);
