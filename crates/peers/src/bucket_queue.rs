@@ -5,21 +5,41 @@
 //! doubly-linked bucket per key value, so changing a node's key moves it between two buckets in
 //! `O(1)`. The paper moves a node by ±1 per update; [`crate::gorder`] first sums the updates of one
 //! step per node and moves each node once, which saves most of the list surgery when rows share many
-//! columns. `pop_positive_max` walks the top pointer down over empty buckets; the pointer only rises
-//! by as much as keys rise, so that walk is amortised over the updates.
+//! columns. Decreases are lazy, as in the paper's code: a node whose key falls stays in its bucket
+//! and moves down only when it reaches the top, so a key that falls and rises again within a few
+//! steps (a row leaving the window, another entering) often moves nothing. `pop_positive_max` walks
+//! the top pointer down over empty buckets; the pointer only rises by as much as keys rise, and a
+//! node moves down at most once per fall of its key, so that work is amortised over the updates.
+
+use crate::prefetch::prefetch;
 
 const NIL: u32 = u32::MAX;
+
+/// The key of a removed node (keys count shared columns and stay far below it).
+const REMOVED: u32 = u32::MAX;
+
+/// One node's bucket, lag and links, together: moving a node touches its own cache line and its
+/// neighbours', not one line per field (the queue is most of Gorder's time on large graphs).
+#[derive(Clone, Copy)]
+struct Node {
+    /// The bucket the node is in: at least its key.
+    bucket: u32,
+    /// `bucket - key`: how far the key fell below the bucket since the node last moved.
+    lag: u32,
+    prev: u32,
+    next: u32,
+}
 
 /// Buckets of nodes by integer key.
 ///
 /// # Invariants
-/// A node is *present* until [`BucketQueue::remove`]d; each present node is in exactly the bucket
-/// of its key; `top` is at least the largest key of a present node.
+/// A node is *present* until [`BucketQueue::remove`]d (then its bucket is [`REMOVED`]); each
+/// present node is in exactly one bucket, at least its key (lazy decrease, as the paper's unit heap
+/// does: a key that falls leaves the node where it is, and the node moves down only when it reaches
+/// the top, or up when its key passes its bucket again); `top` is at least the largest bucket of a
+/// present node.
 pub(crate) struct BucketQueue {
-    key: Vec<u32>,
-    prev: Vec<u32>,
-    next: Vec<u32>,
-    present: Vec<bool>,
+    nodes: Vec<Node>,
     head: Vec<u32>,
     top: usize,
 }
@@ -27,11 +47,14 @@ pub(crate) struct BucketQueue {
 impl BucketQueue {
     /// All of `0..n` present with key 0.
     pub(crate) fn new(n: usize) -> Self {
+        let node = Node {
+            bucket: 0,
+            lag: 0,
+            prev: NIL,
+            next: NIL,
+        };
         let mut queue = Self {
-            key: vec![0; n],
-            prev: vec![NIL; n],
-            next: vec![NIL; n],
-            present: vec![true; n],
+            nodes: vec![node; n],
             head: vec![NIL],
             top: 0,
         };
@@ -44,7 +67,13 @@ impl BucketQueue {
     /// True while `v` has not been removed.
     #[inline]
     pub(crate) fn contains(&self, v: usize) -> bool {
-        self.present[v]
+        self.nodes[v].bucket != REMOVED
+    }
+
+    /// Starts loading `v`'s node into the cache (see [`prefetch`]); changes nothing.
+    #[inline]
+    pub(crate) fn prefetch(&self, v: usize) {
+        prefetch(&self.nodes, v);
     }
 
     /// Adds `delta` to the key of a present node; ignores removed nodes.
@@ -52,14 +81,24 @@ impl BucketQueue {
     /// # Panics
     /// If the key would become negative (a caller bug: every decrease undoes an earlier increase).
     pub(crate) fn adjust(&mut self, v: usize, delta: i64) {
-        if !self.present[v] || delta == 0 {
+        if !self.contains(v) || delta == 0 {
             return;
         }
-        let key = i64::from(self.key[v]) + delta;
+        let Node { bucket, lag, .. } = self.nodes[v];
+        let key = i64::from(bucket) - i64::from(lag) + delta;
         assert!(key >= 0, "bucket queue key underflow");
-        let key = u32::try_from(key).expect("key fits u32: it counts shared columns");
+        if key <= i64::from(bucket) {
+            // Still at most its bucket: record the lag, move nothing.
+            self.nodes[v].lag = (i64::from(bucket) - key) as u32;
+            return;
+        }
+        let key = u32::try_from(key)
+            .ok()
+            .filter(|&k| k != REMOVED)
+            .expect("key fits u32: it counts shared columns");
         self.unlink(v);
-        self.key[v] = key;
+        self.nodes[v].bucket = key;
+        self.nodes[v].lag = 0;
         let k = key as usize;
         if k >= self.head.len() {
             self.head.resize(k + 1, NIL);
@@ -69,16 +108,28 @@ impl BucketQueue {
     }
 
     /// Removes and returns a node of the largest key, if that key is positive.
+    ///
+    /// Nodes met at the top whose key lags their bucket move down to their key first; the first
+    /// node met with no lag has the largest key, since every key is at most its node's bucket.
     pub(crate) fn pop_positive_max(&mut self) -> Option<usize> {
-        while self.top > 0 && self.head[self.top] == NIL {
-            self.top -= 1;
+        loop {
+            while self.top > 0 && self.head[self.top] == NIL {
+                self.top -= 1;
+            }
+            if self.top == 0 {
+                return None;
+            }
+            let v = self.head[self.top] as usize;
+            let lag = self.nodes[v].lag;
+            if lag == 0 {
+                self.remove(v);
+                return Some(v);
+            }
+            self.unlink(v);
+            self.nodes[v].bucket -= lag;
+            self.nodes[v].lag = 0;
+            self.link(v);
         }
-        if self.top == 0 {
-            return None;
-        }
-        let v = self.head[self.top] as usize;
-        self.remove(v);
-        Some(v)
     }
 
     /// Removes a present node.
@@ -86,31 +137,33 @@ impl BucketQueue {
     /// # Panics
     /// If `v` was already removed (a caller bug).
     pub(crate) fn remove(&mut self, v: usize) {
-        assert!(self.present[v], "node {v} removed twice");
+        assert!(self.contains(v), "node {v} removed twice");
         self.unlink(v);
-        self.present[v] = false;
+        self.nodes[v].bucket = REMOVED;
     }
 
     fn link(&mut self, v: usize) {
-        let k = self.key[v] as usize;
+        let k = self.nodes[v].bucket as usize;
         let old = self.head[k];
-        self.prev[v] = NIL;
-        self.next[v] = old;
+        self.nodes[v].prev = NIL;
+        self.nodes[v].next = old;
         if old != NIL {
-            self.prev[old as usize] = v as u32;
+            self.nodes[old as usize].prev = v as u32;
         }
         self.head[k] = v as u32;
     }
 
     fn unlink(&mut self, v: usize) {
-        let (p, n) = (self.prev[v], self.next[v]);
-        if p == NIL {
-            self.head[self.key[v] as usize] = n;
+        let Node {
+            bucket, prev, next, ..
+        } = self.nodes[v];
+        if prev == NIL {
+            self.head[bucket as usize] = next;
         } else {
-            self.next[p as usize] = n;
+            self.nodes[prev as usize].next = next;
         }
-        if n != NIL {
-            self.prev[n as usize] = p;
+        if next != NIL {
+            self.nodes[next as usize].prev = prev;
         }
     }
 }

@@ -39,6 +39,16 @@ pub enum PeersError {
         /// The maximum supported.
         max: u64,
     },
+    /// A row has more nonzeros than Gorder's per-row score changes can count (`i32`).
+    #[error("row {row} has {nnz} nonzeros, more than Gorder supports ({max})")]
+    RowTooLong {
+        /// The row.
+        row: usize,
+        /// Its nonzeros.
+        nnz: usize,
+        /// The most a row may have.
+        max: usize,
+    },
     /// Building the permutation failed (a broken internal invariant, reported rather than panicking).
     #[error(transparent)]
     Sparse(#[from] SparseError),

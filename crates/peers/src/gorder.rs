@@ -12,6 +12,8 @@
 //! unplaced row with the most nonzeros (ties: smallest index) is taken.
 //! Scores are kept incrementally: when row `u` enters the window every row sharing a column with it,
 //! or adjacent to it, gains one per shared column or edge; when it leaves the window they lose it.
+//! The scores a row gave on entering are kept while it is in the window, and taken back from that
+//! list when it leaves, so each row's columns are walked once, not twice.
 //!
 //! Hub columns: a column with more than `hub_threshold` rows is skipped when propagating shared-column
 //! scores (the paper skips vertices of degree above `√n` the same way). This bounds the cost to
@@ -23,6 +25,7 @@
 
 use crate::bucket_queue::BucketQueue;
 use crate::degree::{rows_by_degree, DegreeOrder};
+use crate::prefetch::prefetch;
 use crate::PeersError;
 use spmv_reorder_sparse::{CsrMatrix, Permutation, Value};
 
@@ -47,12 +50,14 @@ pub fn gorder<T: Value>(
     if window == 0 {
         return Err(PeersError::InvalidWindow { window });
     }
+    check_row_lengths(a)?;
     let scores = Scores::new(a, hub_threshold);
     let n = a.nrows();
     let by_degree = rows_by_degree(a, DegreeOrder::Decreasing);
     let mut fallback = by_degree.iter();
     let mut queue = BucketQueue::new(n);
     let mut step = ScoreStep::new(n);
+    let mut in_window = WindowScores::new(window);
     let mut order: Vec<usize> = Vec::with_capacity(n);
     while order.len() < n {
         let next = match queue.pop_positive_max() {
@@ -65,10 +70,11 @@ pub fn gorder<T: Value>(
                 v
             }
         };
-        scores.for_each_related(next, |v| step.add(&queue, v, 1));
+        step.place(next);
+        scores.for_each_related(next, |rows| step.add_each(rows));
+        let entering = in_window.record(&step);
         if order.len() >= window {
-            let leaving = order[order.len() - window];
-            scores.for_each_related(leaving, |v| step.add(&queue, v, -1));
+            step.take_back(in_window.leaving(entering));
         }
         step.apply(&mut queue);
         order.push(next);
@@ -76,37 +82,149 @@ pub fn gorder<T: Value>(
     Ok(Permutation::from_new_to_old(order)?)
 }
 
+/// The largest row length whose score changes fit [`ScoreStep`]'s `i32` (a row scores at most its
+/// length plus 2 against another).
+const MAX_ROW_NNZ: usize = i32::MAX as usize - 2;
+
+fn check_row_lengths<T: Value>(a: &CsrMatrix<T>) -> Result<(), PeersError> {
+    match (0..a.nrows()).find(|&r| a.row_nnz(r) > MAX_ROW_NNZ) {
+        Some(row) => Err(PeersError::RowTooLong {
+            row,
+            nnz: a.row_nnz(row),
+            max: MAX_ROW_NNZ,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// How many rows ahead [`ScoreStep`] asks for a row's score (and queue node) before using it.
+const PREFETCH_AHEAD: usize = 16;
+
+/// Marks a placed row in [`ScoreStep::delta`]: no score change is recorded for it again.
+const PLACED: i32 = i32::MIN;
+
 /// The score changes of one step (a row entering the window, another leaving it), summed per row
 /// before touching the queue, so that each row moves once per step however many columns it shares.
+///
+/// Placed rows are marked in the same array, so that each of the `Σ|c|²` updates reads one `i32`
+/// (16 MB for 4M rows, which stays in a large last-level cache) instead of a flag and a counter.
 struct ScoreStep {
-    delta: Vec<i64>,
-    touched: Vec<usize>,
+    delta: Vec<i32>,
+    /// `touched[..len]`: rows whose change became nonzero, in the order they first did (their
+    /// order in the queue's buckets, hence the order ties are broken in). A row enters it at most
+    /// once while the entering row is added (its change only grows) and at most once more while
+    /// the leaving row's scores are taken back (each row is once in that list), so `2n + 1` slots
+    /// always suffice, and a row is written to the next slot whether or not it is kept: the
+    /// `Σ|c|²` updates then run without a branch to mispredict.
+    touched: Vec<u32>,
+    len: usize,
 }
 
 impl ScoreStep {
     fn new(n: usize) -> Self {
         Self {
             delta: vec![0; n],
-            touched: Vec::new(),
+            touched: vec![0; 2 * n + 1],
+            len: 0,
         }
+    }
+
+    /// Marks `v` placed: changes to its score are ignored from now on.
+    fn place(&mut self, v: usize) {
+        self.delta[v] = PLACED;
     }
 
     /// Records `change` to the score of `v`, unless `v` is already placed.
     #[inline]
-    fn add(&mut self, queue: &BucketQueue, v: usize, change: i64) {
-        if queue.contains(v) {
-            if self.delta[v] == 0 {
-                self.touched.push(v);
+    fn add(&mut self, v: usize, change: i32) {
+        let d = self.delta[v];
+        let live = d != PLACED;
+        self.touched[self.len] = v as u32;
+        self.len += usize::from(live & (d == 0));
+        self.delta[v] = if live { d + change } else { d };
+    }
+
+    /// Adds one to the score of each row of `rows` (repeats count each time).
+    #[inline]
+    fn add_each(&mut self, rows: &[u32]) {
+        for (i, &v) in rows.iter().enumerate() {
+            if let Some(&ahead) = rows.get(i + PREFETCH_AHEAD) {
+                prefetch(&self.delta, ahead as usize);
             }
-            self.delta[v] += change;
+            self.add(v as usize, 1);
         }
     }
 
-    /// Moves every touched row by its summed change and resets the step.
-    fn apply(&mut self, queue: &mut BucketQueue) {
-        for v in self.touched.drain(..) {
-            queue.adjust(v, std::mem::take(&mut self.delta[v]));
+    /// Takes back scores a row gave on entering the window ([`WindowScores::leaving`]).
+    fn take_back(&mut self, scores: &[(u32, i32)]) {
+        for (i, &(v, s)) in scores.iter().enumerate() {
+            if let Some(&(ahead, _)) = scores.get(i + PREFETCH_AHEAD) {
+                prefetch(&self.delta, ahead as usize);
+            }
+            self.add(v as usize, -s);
         }
+    }
+
+    /// The rows touched so far in this step.
+    fn touched(&self) -> &[u32] {
+        &self.touched[..self.len]
+    }
+
+    /// Moves every touched row by its summed change and resets the step. A row touched twice (its
+    /// change went back to zero and on) moves at its first entry, by the whole sum.
+    fn apply(&mut self, queue: &mut BucketQueue) {
+        let touched = &self.touched[..self.len];
+        for (i, &v) in touched.iter().enumerate() {
+            // The rows are scattered over the queue's nodes: ask for a row's node well before it
+            // is moved, so that the moves overlap their cache misses.
+            if let Some(&ahead) = touched.get(i + PREFETCH_AHEAD) {
+                queue.prefetch(ahead as usize);
+                prefetch(&self.delta, ahead as usize);
+            }
+            let change = std::mem::take(&mut self.delta[v as usize]);
+            queue.adjust(v as usize, i64::from(change));
+        }
+        self.len = 0;
+    }
+}
+
+/// The scores `S(u, v)` of the rows `u` in the window against the rows unplaced when `u` entered,
+/// kept so that a row leaving the window subtracts them without walking its columns again.
+///
+/// Replaying them gives the same queue as walking again: the rows still unplaced are a subset of
+/// those recorded, in the same first-touched order, so they enter [`ScoreStep::touched`] in the
+/// same order.
+struct WindowScores {
+    /// One list per window slot, reused round-robin: `(row, S(u, row))` in first-touched order.
+    slots: Vec<Vec<(u32, i32)>>,
+    /// The slot the next entering row fills.
+    next: usize,
+}
+
+impl WindowScores {
+    fn new(window: usize) -> Self {
+        Self {
+            slots: vec![Vec::new(); window + 1],
+            next: 0,
+        }
+    }
+
+    /// Records the scores of the row that just entered, read from `step` before anything else is
+    /// added to it, and returns its slot.
+    fn record(&mut self, step: &ScoreStep) -> usize {
+        let slot = self.next;
+        self.next = (slot + 1) % self.slots.len();
+        let list = &mut self.slots[slot];
+        list.clear();
+        list.extend(step.touched().iter().map(|&v| (v, step.delta[v as usize])));
+        slot
+    }
+
+    /// The scores of the row that leaves as the row in slot `entering` enters: the one that entered
+    /// a window's length of steps before it.
+    fn leaving(&self, entering: usize) -> &[(u32, i32)] {
+        let slots = self.slots.len();
+        &self.slots[(entering + 1) % slots]
     }
 }
 
@@ -128,20 +246,20 @@ impl<'a, T: Value> Scores<'a, T> {
         }
     }
 
-    /// Calls `f(v)` once per unit of `S(u, v)`: once per column shared with `u` (hub columns
-    /// excepted) and once per edge between `u` and `v`. `f(u)` may be called too; callers ignore
-    /// placed rows.
-    fn for_each_related(&self, u: usize, mut f: impl FnMut(usize)) {
+    /// Calls `f(rows)` with lists of rows that hold each `v` once per unit of `S(u, v)`: the
+    /// rows of each column of `u` (hub columns excepted), then the rows adjacent to `u`. `u` may be
+    /// in them too; callers ignore placed rows.
+    fn for_each_related(&self, u: usize, mut f: impl FnMut(&[u32])) {
         let cols = self.a.row(u).0;
         for &c in cols {
             let rows = self.at.row(c as usize).0;
             if rows.len() <= self.hub_threshold {
-                rows.iter().for_each(|&v| f(v as usize));
+                f(rows);
             }
         }
         if self.square {
-            cols.iter().for_each(|&v| f(v as usize));
-            self.at.row(u).0.iter().for_each(|&v| f(v as usize));
+            f(cols);
+            f(self.at.row(u).0);
         }
     }
 }

@@ -51,8 +51,8 @@
 //!   `scripts/compare_rcm.py`).
 //! - **Gorder's hub columns are skipped** when propagating scores (threshold
 //!   [`default_hub_threshold`] `= max(256, ⌈√n⌉)` unless set), so power-law matrices cost
-//!   `O(nnz·T)`, not `O(Σ_c |c|²)`; a bucket queue (the paper's unit heap, fed one summed change
-//!   per row and step) gives `O(1)` score updates.
+//!   `O(nnz·T)`, not `O(Σ_c |c|²)`; a bucket queue (the paper's unit heap with its lazy
+//!   decreases, fed one summed change per row and step) gives `O(1)` score updates.
 //! - **Determinism**: every tie is broken by index and the random order is a seeded xoshiro256++
 //!   shuffle, so the same input gives the same permutation on every run and thread count.
 //! - **Parallelism where it pays**: graph symmetrisation and degree sorting use rayon; the RCM and
@@ -60,8 +60,9 @@
 //! - Permutations are built through [`Permutation::from_new_to_old`], whose check would report a
 //!   broken internal invariant as [`PeersError::Sparse`] instead of panicking.
 //! - **METIS from its C source**, through the `metis` crate (partitions) and `metis-sys` (nested
-//!   dissection, which the wrapper does not offer): the one `unsafe` block of the crate is that
-//!   foreign call. METIS is deterministic (fixed seed), so `gp` and `nd` are too.
+//!   dissection, which the wrapper does not offer): one of the crate's two `unsafe` blocks is
+//!   that foreign call; the other is a cache hint in Gorder's sweep (`prefetch`). METIS is
+//!   deterministic (fixed seed), so `gp` and `nd` are too.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -72,6 +73,7 @@ mod error;
 mod gorder;
 mod graph;
 mod metis_order;
+mod prefetch;
 mod pseudo_peripheral;
 mod rcm;
 #[cfg(test)]
@@ -140,6 +142,40 @@ mod proptests {
         #[test]
         fn orderings_are_deterministic(a in arb_matrix(), seed in any::<u64>()) {
             prop_assert_eq!(every_order(&a, 3, 8, seed), every_order(&a, 3, 8, seed));
+        }
+
+        #[test]
+        fn gorder_places_a_best_scored_row_at_every_step(
+            a in arb_matrix(), window in 1usize..5, hub in 1usize..8,
+        ) {
+            // The greedy of the module documentation, checked step by step against scores computed
+            // from scratch: the chosen row has the largest score against the last `window` placed
+            // rows, or, with no positive score left, is the longest unplaced row (smallest index).
+            let order = gorder(&a, window, hub).unwrap().new_to_old().to_vec();
+            let at = a.pattern().transpose();
+            let square = a.nrows() == a.ncols();
+            let has = |x: usize, c: u32| a.row(x).0.binary_search(&c).is_ok();
+            let score = |u: usize, v: usize| {
+                let shared = a.row(u).0.iter()
+                    .filter(|&&c| at.row(c as usize).0.len() <= hub && has(v, c))
+                    .count();
+                let adjacent = usize::from(has(u, v as u32)) + usize::from(has(v, u as u32));
+                shared + if square { adjacent } else { 0 }
+            };
+            let by_degree = rows_by_degree(&a, DegreeOrder::Decreasing);
+            for k in 0..order.len() {
+                let placed = &order[..k];
+                let in_window = &placed[k.saturating_sub(window)..];
+                let total = |v: usize| in_window.iter().map(|&u| score(u, v)).sum::<usize>();
+                let unplaced: Vec<usize> =
+                    by_degree.iter().copied().filter(|v| !placed.contains(v)).collect();
+                let best = unplaced.iter().map(|&v| total(v)).max().unwrap();
+                if best > 0 {
+                    prop_assert_eq!(total(order[k]), best, "step {}", k);
+                } else {
+                    prop_assert_eq!(order[k], unplaced[0], "step {}", k);
+                }
+            }
         }
 
         #[test]
