@@ -100,6 +100,9 @@ fn check_row_lengths<T: Value>(a: &CsrMatrix<T>) -> Result<(), PeersError> {
 /// How many rows ahead [`ScoreStep`] asks for a row's score (and queue node) before using it.
 const PREFETCH_AHEAD: usize = 16;
 
+/// How many columns ahead [`Scores::for_each_related`] asks for a column's row list.
+const COLUMNS_AHEAD: usize = 4;
+
 /// Marks a placed row in [`ScoreStep::delta`]: no score change is recorded for it again.
 const PLACED: i32 = i32::MIN;
 
@@ -251,7 +254,16 @@ impl<'a, T: Value> Scores<'a, T> {
     /// in them too; callers ignore placed rows.
     fn for_each_related(&self, u: usize, mut f: impl FnMut(&[u32])) {
         let cols = self.a.row(u).0;
-        for &c in cols {
+        let starts = self.at.row_ptr();
+        for (k, &c) in cols.iter().enumerate() {
+            // Each column's row list is somewhere else in memory: ask for the next ones' bounds
+            // and first rows while this one is walked.
+            if let Some(&ahead) = cols.get(k + COLUMNS_AHEAD) {
+                prefetch(starts, ahead as usize);
+                if let Some(&first) = starts.get(ahead as usize) {
+                    prefetch(self.at.col_idx(), first);
+                }
+            }
             let rows = self.at.row(c as usize).0;
             if rows.len() <= self.hub_threshold {
                 f(rows);
