@@ -41,7 +41,8 @@ pub fn default_hub_threshold(nrows: usize) -> usize {
 /// `hub_threshold` rows do not propagate scores (see the module documentation).
 ///
 /// # Errors
-/// [`PeersError::InvalidWindow`] when `window == 0`.
+/// [`PeersError::InvalidWindow`] when `window == 0`; [`PeersError::RowTooLong`] when a row has
+/// more than `i32::MAX - 2` nonzeros.
 pub fn gorder<T: Value>(
     a: &CsrMatrix<T>,
     window: usize,
