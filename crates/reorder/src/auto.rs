@@ -7,9 +7,10 @@
 //! than RCM's order with length runs (`docs/evaluation.md`), so the default pays for RCM and two
 //! replays of the cache model, never for a window graph it would throw away.
 //!
-//! Cost: RCM (`O(nnz)` breadth-first searches) and two replays of the model, `O(nnz · ways)`. With
-//! a sample of the nonzeros, the replays simulate as small a share of the lines of memory as the
-//! sample is of the nonzeros ([`sampled_lines`]). Called by [`crate::side`].
+//! Cost: RCM (`O(nnz)` breadth-first searches) and two replays of the model, `O(nnz · ways)`. On
+//! large matrices the replays simulate a share of the lines of memory: up to one in 8 with every
+//! nonzero, and with a sample of the nonzeros as small a share as the sample is of the nonzeros
+//! ([`sampled_lines`]). Called by [`crate::side`].
 
 use crate::choice::{start_has_lower_d, Pricing};
 use crate::report::SideReport;
@@ -48,23 +49,28 @@ impl Reorderer {
     }
 }
 
-/// The lines the check replays ([`LineSample`]): every line with full information; with a sample
-/// of the nonzeros, one line in as many as the sample is smaller than the whole (one in 32 for
-/// 2%), while at least [`Tuning::sampled_x_lines_min`](crate::Tuning) lines of `x` stay in the
-/// sample. The whole pattern is replayed on those lines, not the sample of nonzeros: a replay of
-/// 2% of each row's reads finds nearly every line of `x` cold, and priced a natural 3D grid level
-/// with RCM's order of it, where the whole replay prices RCM's 3 times lower at L2.
+/// The lines the check replays ([`LineSample`]). With every nonzero, one line in up to
+/// [`Tuning::priced_line_share`](crate::Tuning), keeping at least
+/// [`Tuning::priced_x_lines_min`](crate::Tuning) lines of `x`: fewer sets than that price a small
+/// matrix's orders apart where the whole replay ties them (a natural 300² grid: the input's L1
+/// misses doubled at one line in 2). With a sample of the nonzeros, one line in as many as the
+/// sample is smaller than the whole (one in 32 for 2%), keeping at least
+/// [`Tuning::sampled_x_lines_min`](crate::Tuning) lines. The whole pattern is replayed on those
+/// lines, not the sample of nonzeros: a replay of 2% of each row's reads finds nearly every line
+/// of `x` cold, and priced a natural 3D grid level with RCM's order of it, where the whole replay
+/// prices RCM's 3 times lower at L2.
 fn sampled_lines(input: &SideInput<'_>, model: &CacheModel, tuning: Tuning) -> LineSample {
     let (sampled, whole) = (input.pattern.nnz(), input.structure.nnz());
-    if sampled >= whole {
-        return LineSample::ALL;
-    }
     let lines = input
         .structure
         .ncols()
         .div_ceil(model.l1.elements_per_line());
-    let share = whole / sampled.max(1);
-    LineSample::one_in(share.min(lines / tuning.sampled_x_lines_min.max(1)))
+    let (share, lines_min) = if sampled >= whole {
+        (tuning.priced_line_share, tuning.priced_x_lines_min)
+    } else {
+        (whole / sampled.max(1), tuning.sampled_x_lines_min)
+    };
+    LineSample::one_in(share.min(lines / lines_min.max(1)))
 }
 
 #[cfg(test)]
@@ -93,10 +99,37 @@ mod tests {
         // `D` decides), never a worse order.
         let r = auto.run(&grid).unwrap();
         let check = cache_check(&r);
-        assert!(check.input.cycles <= check.start.unwrap().cycles * 105 / 100);
+        assert!(
+            check.input.cycles <= check.start.unwrap().cycles * 105 / 100,
+            "{check:?}"
+        );
         // Without the check, RCM's order.
         let r = auto.clone().cache_check(None).run(&grid).unwrap();
         assert_eq!(r.report.method, Method::Rcm);
+    }
+
+    #[test]
+    fn a_large_matrix_is_priced_on_a_share_of_its_lines() {
+        // A 600² grid (45,000 lines of `x`): with every nonzero the check replays one line in 2,
+        // keeping 22,500 lines, and returns the order the whole replay returns, at prices within
+        // 10% of the whole replay's (the natural grid's L1 misses come out 5% high).
+        let grid = poisson2d(600, 600).unwrap();
+        let (shuffled, _) = shuffle_symmetric(&grid, 5).unwrap();
+        let whole = Reorderer::new().tuning(Tuning {
+            priced_line_share: 1,
+            ..Tuning::default()
+        });
+        let shared = Reorderer::new();
+        for a in [&grid, &shuffled] {
+            let (w, s) = (whole.run(a).unwrap(), shared.run(a).unwrap());
+            assert_eq!(w.rows.new_to_old(), s.rows.new_to_old());
+            let (wc, sc) = (cache_check(&w), cache_check(&s));
+            for (whole, est) in [(wc.input, sc.input), (wc.start.unwrap(), sc.start.unwrap())] {
+                let near = |e: u64, w: u64| e.abs_diff(w) <= w / 10;
+                assert!(near(est.l1_misses, whole.l1_misses), "{est:?} {whole:?}");
+                assert!(near(est.l2_misses, whole.l2_misses), "{est:?} {whole:?}");
+            }
+        }
     }
 
     #[test]

@@ -167,7 +167,7 @@ impl Reorderer {
             seed: self.seed,
             threads: rayon::current_num_threads(),
         };
-        Ok(Some(sample(&a.to_real(), spec, &opts)?))
+        Ok(Some(sample(&a.as_real(), spec, &opts)?))
     }
 
     /// Orders the columns on their own: the rows of `Aᵀ`, seen through the sample (`seen`) when

@@ -42,6 +42,12 @@ pub struct Tuning {
     /// the sample is smaller than the whole, while at least this many lines of `x` stay in the
     /// sample (4,096); below, it replays every line.
     pub sampled_x_lines_min: usize,
+    /// With every nonzero, the cache check replays one line of memory in up to this many (8),
+    /// while at least `priced_x_lines_min` lines of `x` stay in the sample; 1 replays every line.
+    pub priced_line_share: usize,
+    /// The fewest lines of `x` a line sample keeps with every nonzero (16,384: `x` of 1M `f64`
+    /// is replayed on one line in 4, of 4M on one in 8; below 262,144 columns, every line).
+    pub priced_x_lines_min: usize,
 }
 
 impl Default for Tuning {
@@ -56,6 +62,8 @@ impl Default for Tuning {
             run_block: 128,
             sort_all_max_columns: 32_768,
             sampled_x_lines_min: 4096,
+            priced_line_share: 8,
+            priced_x_lines_min: 16_384,
         }
     }
 }

@@ -318,6 +318,14 @@ impl<T: Value> CsrMatrix<T> {
         self.map_values(Value::to_f64)
     }
 
+    /// [`Self::to_real`], borrowed when the matrix is real already (no copy of a large matrix).
+    pub fn as_real(&self) -> std::borrow::Cow<'_, CsrMatrix<f64>> {
+        match (self as &dyn std::any::Any).downcast_ref::<CsrMatrix<f64>>() {
+            Some(real) => std::borrow::Cow::Borrowed(real),
+            None => std::borrow::Cow::Owned(self.to_real()),
+        }
+    }
+
     /// The entries on or below the diagonal (`row >= col`), the part Matrix Market stores for
     /// symmetric, skew-symmetric and Hermitian matrices.
     pub fn lower_triangle(&self) -> Self {
@@ -457,6 +465,18 @@ mod tests {
         assert_eq!(a.row_ptr(), &[0, 1, 3]);
         assert_eq!(a.col_idx(), &[1, 0, 2]);
         assert_eq!(a.values(), &[2.0, 4.0, 4.0]);
+    }
+
+    #[test]
+    fn as_real_borrows_a_real_matrix_and_converts_others() {
+        use std::borrow::Cow;
+        let a = example();
+        assert!(matches!(a.as_real(), Cow::Borrowed(m) if std::ptr::eq(m, &a)));
+        let p = a.pattern();
+        let real = p.as_real();
+        assert!(matches!(real, Cow::Owned(_)));
+        assert_eq!(real.col_idx(), a.col_idx());
+        assert!(real.values().iter().all(|&v| v == 1.0));
     }
 
     #[test]
