@@ -11,7 +11,7 @@
 //! the top pointer down over empty buckets; the pointer only rises by as much as keys rise, and a
 //! node moves down at most once per fall of its key, so that work is amortised over the updates.
 
-use crate::prefetch::prefetch;
+use spmv_reorder_sparse::prefetch;
 
 const NIL: u32 = u32::MAX;
 

@@ -60,9 +60,8 @@
 //! - Permutations are built through [`Permutation::from_new_to_old`], whose check would report a
 //!   broken internal invariant as [`PeersError::Sparse`] instead of panicking.
 //! - **METIS from its C source**, through the `metis` crate (partitions) and `metis-sys` (nested
-//!   dissection, which the wrapper does not offer): one of the crate's two `unsafe` blocks is
-//!   that foreign call; the other is a cache hint in Gorder's sweep (`prefetch`). METIS is
-//!   deterministic (fixed seed), so `gp` and `nd` are too.
+//!   dissection, which the wrapper does not offer): the one `unsafe` block of the crate is that
+//!   foreign call. METIS is deterministic (fixed seed), so `gp` and `nd` are too.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -73,7 +72,6 @@ mod error;
 mod gorder;
 mod graph;
 mod metis_order;
-mod prefetch;
 mod pseudo_peripheral;
 mod rcm;
 #[cfg(test)]
