@@ -19,7 +19,8 @@ const NIL: u32 = u32::MAX;
 const REMOVED: u32 = u32::MAX;
 
 /// One node's bucket, lag and links, together: moving a node touches its own cache line and its
-/// neighbours', not one line per field (the queue is most of Gorder's time on large graphs).
+/// neighbours', not one line per field (moving nodes is a large share of Gorder's time on large
+/// graphs).
 #[derive(Clone, Copy)]
 struct Node {
     /// The bucket the node is in: at least its key.
