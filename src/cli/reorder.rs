@@ -550,7 +550,13 @@ fn show(bar: &Progress, stage: &Stage) {
             }
             bar.set_share(*fraction);
         }
-        Stage::Ordering { side } => bar.stage(format!("{side}: ordering"), Unit::Share, 0),
+        Stage::Ordering { side, fraction } => {
+            let name = format!("{side}: ordering");
+            if bar.current().as_deref() != Some(name.as_str()) {
+                bar.stage(name, Unit::Share, 0);
+            }
+            bar.set_share(*fraction);
+        }
         Stage::Measuring => bar.stage("measuring locality", Unit::Share, 0),
     }
 }

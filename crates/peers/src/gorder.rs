@@ -26,6 +26,7 @@
 use crate::bucket_queue::BucketQueue;
 use crate::degree::{rows_by_degree, DegreeOrder};
 use crate::PeersError;
+use rayon::prelude::*;
 use spmv_reorder_sparse::{prefetch, CsrMatrix, Permutation, Value};
 
 /// The automatic hub threshold: `max(256, ⌈√nrows⌉)` rows per column.
@@ -47,6 +48,25 @@ pub fn gorder<T: Value>(
     window: usize,
     hub_threshold: usize,
 ) -> Result<Permutation, PeersError> {
+    gorder_with_progress(a, window, hub_threshold, &mut |_, _| {})
+}
+
+/// [`gorder_with_progress`] calls its `progress` each time this share of the work is done.
+const PROGRESS_STEPS: usize = 1000;
+
+/// [`gorder()`], calling `progress(done, total)` as the rows are placed: after each thousandth of
+/// the work and once at the end (`done == total`). The units are score updates, the sweep's work
+/// (`Σ|c|` over the columns each row walks), not rows: the first rows placed are the longest, and
+/// on a power-law matrix they take most of a sweep that can last minutes.
+///
+/// # Errors
+/// As [`gorder()`].
+pub fn gorder_with_progress<T: Value>(
+    a: &CsrMatrix<T>,
+    window: usize,
+    hub_threshold: usize,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Permutation, PeersError> {
     if window == 0 {
         return Err(PeersError::InvalidWindow { window });
     }
@@ -59,6 +79,9 @@ pub fn gorder<T: Value>(
     let mut step = ScoreStep::new(n);
     let mut in_window = WindowScores::new(window);
     let mut order: Vec<usize> = Vec::with_capacity(n);
+    let total_work = scores.total_walk();
+    let report_every = (total_work / PROGRESS_STEPS).max(1);
+    let (mut work, mut next_report) = (0, report_every);
     while order.len() < n {
         let next = match queue.pop_positive_max() {
             Some(v) => v,
@@ -71,14 +94,22 @@ pub fn gorder<T: Value>(
             }
         };
         step.place(next);
-        scores.for_each_related(next, |rows| step.add_each(rows));
+        scores.for_each_related(next, |rows| {
+            work += rows.len();
+            step.add_each(rows);
+        });
         let entering = in_window.record(&step);
         if order.len() >= window {
             step.take_back(in_window.leaving(entering));
         }
         step.apply(&mut queue);
         order.push(next);
+        if work >= next_report && work < total_work {
+            progress(work, total_work);
+            next_report = work + report_every;
+        }
     }
+    progress(total_work, total_work);
     Ok(Permutation::from_new_to_old(order)?)
 }
 
@@ -253,6 +284,18 @@ impl<'a, T: Value> Scores<'a, T> {
         }
     }
 
+    /// The length of the lists [`Self::for_each_related`] gives over all rows: the sweep's work.
+    fn total_walk(&self) -> usize {
+        (0..self.a.nrows())
+            .into_par_iter()
+            .map(|u| {
+                let mut walk = 0;
+                self.for_each_related(u, |rows| walk += rows.len());
+                walk
+            })
+            .sum()
+    }
+
     /// Calls `f(rows)` with lists of rows that hold each `v` once per unit of `S(u, v)`: the
     /// rows of each column of `u` (hub columns excepted), then the rows adjacent to `u`. `u` may be
     /// in them too; callers ignore placed rows.
@@ -359,6 +402,27 @@ mod tests {
         // Rows sharing their private column (groups of 4) are placed together.
         let first = &p.new_to_old()[..4];
         assert!(first.iter().all(|&r| r / 4 == first[0] / 4), "{first:?}");
+    }
+
+    #[test]
+    fn progress_counts_the_sweeps_work_up_to_all_of_it() {
+        let g = grid(100, 100);
+        let mut calls = Vec::new();
+        let p =
+            gorder_with_progress(&g, 5, 256, &mut |done, total| calls.push((done, total))).unwrap();
+        assert_eq!(p, gorder(&g, 5, 256).unwrap());
+        // In score updates: each row walks its columns (of up to 5 rows each) and its neighbours
+        // twice. At most a thousand calls before the last, a thousandth of the work apart.
+        let total = calls[0].1;
+        assert!(calls.iter().all(|&(_, t)| t == total));
+        assert!(calls.len() > 100 && calls.len() <= 1001, "{}", calls.len());
+        let (last, before) = calls.split_last().unwrap();
+        assert!(before.windows(2).all(|w| w[1].0 >= w[0].0 + total / 1000));
+        assert!(before.iter().all(|&(done, _)| done < total));
+        assert_eq!(last, &(total, total));
+        let column_rows = |r: usize| g.row(r).0.iter().map(|&c| g.row_nnz(c as usize));
+        let walked: usize = (0..g.nrows()).flat_map(column_rows).sum();
+        assert_eq!(total, walked + 2 * g.nnz());
     }
 
     #[test]

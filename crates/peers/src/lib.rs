@@ -80,7 +80,7 @@ mod testutil;
 pub use degree::{rows_by_degree, DegreeOrder};
 pub use envelope::{bandwidth, profile};
 pub use error::PeersError;
-pub use gorder::{default_hub_threshold, gorder};
+pub use gorder::{default_hub_threshold, gorder, gorder_with_progress};
 pub use metis_order::{nested_dissection, partition, partition_order, DEFAULT_PART_ROWS};
 pub use rcm::{reverse_cuthill_mckee, RcmStart};
 

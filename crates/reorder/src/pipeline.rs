@@ -39,10 +39,13 @@ pub enum Stage {
         /// Cost of the best path so far.
         cost: i64,
     },
-    /// A peer ordering (RCM, Gorder, ...).
+    /// A peer ordering (RCM, Gorder, ...) or the default's; `fraction` of the rows placed, for
+    /// the orderings that can tell (Gorder), else 0.
     Ordering {
         /// Which side is being ordered.
         side: Side,
+        /// Share of the ordering done, in `[0, 1]`.
+        fraction: f64,
     },
     /// Measuring the result.
     Measuring,

@@ -16,8 +16,8 @@ use crate::windows::{windows_for, SampledLatencies};
 use crate::{Method, ReorderError, Reorderer, StartOrder, WindowSpec, DEFAULT_CACHE_WINDOW_BYTES};
 use spmv_reorder_locality::{GraphOptions, WindowGraph, Windows};
 use spmv_reorder_peers::{
-    default_hub_threshold, gorder, nested_dissection, partition_order, reverse_cuthill_mckee,
-    rows_by_degree, DegreeOrder, RcmStart,
+    default_hub_threshold, gorder_with_progress, nested_dissection, partition_order,
+    reverse_cuthill_mckee, rows_by_degree, DegreeOrder, RcmStart,
 };
 use spmv_reorder_sparse::{CsrMatrix, Permutation};
 use std::time::Instant;
@@ -48,17 +48,32 @@ impl Reorderer {
         progress: &mut (dyn FnMut(&Stage) + Send),
     ) -> Result<(Permutation, SideReport), ReorderError> {
         let clock = Instant::now();
+        let side = input.side;
         if self.method == Method::Auto {
-            progress(&Stage::Ordering { side: input.side });
+            progress(&Stage::Ordering {
+                side,
+                fraction: 0.0,
+            });
             return self.order_auto(input);
         }
         // The stage is announced before the peer's order is computed, so that its time shows
         // under its own bar, not under the stage before.
         let peer = !matches!(self.method, Method::Tsp | Method::Auto);
         if peer {
-            progress(&Stage::Ordering { side: input.side });
+            progress(&Stage::Ordering {
+                side,
+                fraction: 0.0,
+            });
         }
-        if let Some(p) = peer_order(self.method, input.pattern, self.seed, self.part_rows) {
+        let mut done = |fraction| progress(&Stage::Ordering { side, fraction });
+        let order = peer_order(
+            self.method,
+            input.pattern,
+            self.seed,
+            self.part_rows,
+            &mut done,
+        );
+        if let Some(p) = order {
             let p = p?;
             let seconds = clock.elapsed().as_secs_f64();
             return Ok((p, SideReport::peer(input.side, seconds)));
@@ -95,11 +110,13 @@ impl Reorderer {
 /// The rows of `pattern` in the order of the peer `method` (`None` for the TSP method), with the
 /// peers' published parameters: RCM from a pseudo-peripheral node, Gorder's window of 5 and its
 /// default hub threshold, degree by decreasing row length, METIS parts of `part_rows` rows.
+/// Gorder, which can take minutes, tells `done` the share of rows it has placed.
 fn peer_order(
     method: Method,
     pattern: &CsrMatrix<()>,
     seed: u64,
     part_rows: usize,
+    done: &mut dyn FnMut(f64),
 ) -> Option<Result<Permutation, ReorderError>> {
     let n = pattern.nrows();
     let by_degree = || rows_by_degree(pattern, DegreeOrder::Decreasing);
@@ -112,7 +129,14 @@ fn peer_order(
             reverse_cuthill_mckee(pattern, RcmStart::PseudoPeripheral).map_err(Into::into)
         }
         Method::Gorder => {
-            gorder(pattern, GORDER_WINDOW, default_hub_threshold(n)).map_err(Into::into)
+            let mut placed = |rows: usize, all: usize| done(rows as f64 / all.max(1) as f64);
+            gorder_with_progress(
+                pattern,
+                GORDER_WINDOW,
+                default_hub_threshold(n),
+                &mut placed,
+            )
+            .map_err(Into::into)
         }
         Method::Gp => partition_order(pattern, part_rows).map_err(Into::into),
         Method::Nd => nested_dissection(pattern).map_err(Into::into),
