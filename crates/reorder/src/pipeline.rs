@@ -39,8 +39,8 @@ pub enum Stage {
         /// Cost of the best path so far.
         cost: i64,
     },
-    /// A peer ordering (RCM, Gorder, ...) or the default's; `fraction` of the rows placed, for
-    /// the orderings that can tell (Gorder), else 0.
+    /// A peer ordering (RCM, Gorder, ...) or the default's; `fraction` of its work done, for the
+    /// orderings that can tell (Gorder), else 0.
     Ordering {
         /// Which side is being ordered.
         side: Side,

@@ -110,7 +110,7 @@ impl Reorderer {
 /// The rows of `pattern` in the order of the peer `method` (`None` for the TSP method), with the
 /// peers' published parameters: RCM from a pseudo-peripheral node, Gorder's window of 5 and its
 /// default hub threshold, degree by decreasing row length, METIS parts of `part_rows` rows.
-/// Gorder, which can take minutes, tells `done` the share of rows it has placed.
+/// Gorder, which can take minutes, tells `done` the share of its work done.
 fn peer_order(
     method: Method,
     pattern: &CsrMatrix<()>,
@@ -129,14 +129,9 @@ fn peer_order(
             reverse_cuthill_mckee(pattern, RcmStart::PseudoPeripheral).map_err(Into::into)
         }
         Method::Gorder => {
-            let mut placed = |rows: usize, all: usize| done(rows as f64 / all.max(1) as f64);
-            gorder_with_progress(
-                pattern,
-                GORDER_WINDOW,
-                default_hub_threshold(n),
-                &mut placed,
-            )
-            .map_err(Into::into)
+            let mut swept = |work: usize, total: usize| done(work as f64 / total.max(1) as f64);
+            gorder_with_progress(pattern, GORDER_WINDOW, default_hub_threshold(n), &mut swept)
+                .map_err(Into::into)
         }
         Method::Gp => partition_order(pattern, part_rows).map_err(Into::into),
         Method::Nd => nested_dissection(pattern).map_err(Into::into),
