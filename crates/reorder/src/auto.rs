@@ -84,6 +84,18 @@ mod tests {
         rows.cache_check.as_ref().expect("a cache check")
     }
 
+    /// `estimate` returned the order `whole` returned, with its prices of the input and the start
+    /// order within 10% of `whole`'s at both levels.
+    fn assert_priced_alike(whole: &Reordering, estimate: &Reordering) {
+        assert_eq!(whole.rows.new_to_old(), estimate.rows.new_to_old());
+        let (wc, ec) = (cache_check(whole), cache_check(estimate));
+        for (whole, est) in [(wc.input, ec.input), (wc.start.unwrap(), ec.start.unwrap())] {
+            let near = |e: u64, w: u64| e.abs_diff(w) <= w / 10;
+            assert!(near(est.l1_misses, whole.l1_misses), "{est:?} {whole:?}");
+            assert!(near(est.l2_misses, whole.l2_misses), "{est:?} {whole:?}");
+        }
+    }
+
     #[test]
     fn auto_returns_rcm_on_a_shuffled_grid_and_keeps_a_natural_one() {
         let grid = poisson2d(300, 300).unwrap();
@@ -121,14 +133,7 @@ mod tests {
         });
         let shared = Reorderer::new();
         for a in [&grid, &shuffled] {
-            let (w, s) = (whole.run(a).unwrap(), shared.run(a).unwrap());
-            assert_eq!(w.rows.new_to_old(), s.rows.new_to_old());
-            let (wc, sc) = (cache_check(&w), cache_check(&s));
-            for (whole, est) in [(wc.input, sc.input), (wc.start.unwrap(), sc.start.unwrap())] {
-                let near = |e: u64, w: u64| e.abs_diff(w) <= w / 10;
-                assert!(near(est.l1_misses, whole.l1_misses), "{est:?} {whole:?}");
-                assert!(near(est.l2_misses, whole.l2_misses), "{est:?} {whole:?}");
-            }
+            assert_priced_alike(&whole.run(a).unwrap(), &shared.run(a).unwrap());
         }
     }
 
@@ -148,14 +153,7 @@ mod tests {
         let sampler: SamplerChoice = "random:0.02".parse().unwrap();
         let sampled = full.clone().sampler(sampler);
         for a in [&grid, &shuffled] {
-            let (f, s) = (full.run(a).unwrap(), sampled.run(a).unwrap());
-            assert_eq!(f.rows.new_to_old(), s.rows.new_to_old());
-            let (fc, sc) = (cache_check(&f), cache_check(&s));
-            for (whole, est) in [(fc.input, sc.input), (fc.start.unwrap(), sc.start.unwrap())] {
-                let near = |e: u64, w: u64| e.abs_diff(w) <= w / 10;
-                assert!(near(est.l1_misses, whole.l1_misses), "{est:?} {whole:?}");
-                assert!(near(est.l2_misses, whole.l2_misses), "{est:?} {whole:?}");
-            }
+            assert_priced_alike(&full.run(a).unwrap(), &sampled.run(a).unwrap());
         }
     }
 }

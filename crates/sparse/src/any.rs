@@ -105,10 +105,7 @@ impl AnyCsr {
     /// The real matrix used for computation, borrowed when it is already real (no copy of a
     /// large matrix), converted otherwise.
     pub fn as_real(&self) -> std::borrow::Cow<'_, CsrMatrix<f64>> {
-        match self {
-            AnyCsr::Real(m) => std::borrow::Cow::Borrowed(m),
-            other => std::borrow::Cow::Owned(other.to_real()),
-        }
+        each!(self, m => m.as_real())
     }
     /// `Aᵀ`.
     pub fn transpose(&self) -> Self {
