@@ -51,7 +51,8 @@ pub fn gorder<T: Value>(
     gorder_with_progress(a, window, hub_threshold, &mut |_, _| {})
 }
 
-/// [`gorder_with_progress`] calls its `progress` each time this share of the work is done.
+/// [`gorder_with_progress`] calls its `progress` each time another `1 / PROGRESS_STEPS` of the
+/// work is done.
 const PROGRESS_STEPS: usize = 1000;
 
 /// [`gorder()`], calling `progress(done, total)` as the rows are placed: after each thousandth of
