@@ -139,6 +139,18 @@ impl Progress {
         self.bar.set_position(done);
     }
 
+    /// Shows what the running stage is doing beside its name (`None`: its name alone). The stage
+    /// and its timing stay as they are.
+    pub fn set_detail(&self, detail: Option<&str>) {
+        let Some(stage) = self.current() else {
+            return;
+        };
+        self.bar.set_message(match detail {
+            Some(detail) => format!("{stage} ({detail})"),
+            None => stage,
+        });
+    }
+
     /// Sets a [`Unit::Share`] stage's share done, in `[0, 1]`.
     pub fn set_share(&self, share: f64) {
         self.bar

@@ -545,18 +545,25 @@ fn show(bar: &Progress, stage: &Stage) {
             cost: _,
         } => {
             let name = format!("{side}: TSP path (share of its time budget)");
-            if bar.current().as_deref() != Some(name.as_str()) {
-                bar.stage(name, Unit::Share, 0);
-            }
-            bar.set_share(*fraction);
+            show_share(bar, name, None, *fraction);
         }
-        Stage::Ordering { side, fraction } => {
-            let name = format!("{side}: ordering");
-            if bar.current().as_deref() != Some(name.as_str()) {
-                bar.stage(name, Unit::Share, 0);
-            }
-            bar.set_share(*fraction);
+        Stage::Ordering {
+            side,
+            step,
+            fraction,
+        } => show_share(bar, format!("{side}: ordering"), step.detail(), *fraction),
+        Stage::Measuring { fraction } => {
+            show_share(bar, "measuring locality".to_string(), None, *fraction)
         }
-        Stage::Measuring => bar.stage("measuring locality", Unit::Share, 0),
     }
+}
+
+/// Shows a share of the stage `name` done, with what it is doing (`detail`) beside its name;
+/// opens the stage unless it is the one running, so that its steps are timed as one stage.
+fn show_share(bar: &Progress, name: String, detail: Option<String>, share: f64) {
+    if bar.current().as_deref() != Some(name.as_str()) {
+        bar.stage(name, Unit::Share, 0);
+    }
+    bar.set_detail(detail.as_deref());
+    bar.set_share(share);
 }

@@ -69,6 +69,7 @@ pub fn x_misses<T: Value>(
         std::slice::from_ref(shape),
         false,
         LineSample::ALL,
+        &|_| {},
     )[0]
 }
 
@@ -90,7 +91,7 @@ pub fn spmv_x_misses<T: Value>(
     cols: &Permutation,
     levels: &[CacheShape],
 ) -> Vec<u64> {
-    replay(a, rows, cols, levels, true, LineSample::ALL)
+    replay(a, rows, cols, levels, true, LineSample::ALL, &|_| {})
 }
 
 /// Asks for the reads at random of the rows after row `i` of the new order while row `i` is
@@ -129,6 +130,7 @@ fn replay<T: Value>(
     levels: &[CacheShape],
     streams: bool,
     sample: LineSample,
+    rows_done: &(dyn Fn(usize) + Sync),
 ) -> Vec<u64> {
     assert_eq!(rows.len(), a.nrows(), "row permutation length");
     assert_eq!(cols.len(), a.ncols(), "column permutation length");
@@ -172,6 +174,9 @@ fn replay<T: Value>(
     let new_to_old = rows.new_to_old();
     let mut k = 0usize;
     for (i, &old_row) in new_to_old.iter().enumerate() {
+        if i % ROWS_PER_REPORT == 0 && i > 0 {
+            rows_done(ROWS_PER_REPORT);
+        }
         ask_ahead(a, new_to_old, i, (!cols_as_read).then_some(col_pos));
         if streams {
             touch(ptr_base + to_line.of((i + 1) * 8));
@@ -195,11 +200,18 @@ fn replay<T: Value>(
             touch(y_base + to_line.of(i * 8));
         }
     }
+    let rows = new_to_old.len();
+    if rows > 0 {
+        rows_done(rows - (rows - 1) / ROWS_PER_REPORT * ROWS_PER_REPORT);
+    }
     for m in &mut misses {
         *m *= every as u64;
     }
     misses
 }
+
+/// How many rows [`replay`] gets through between two reports of its progress.
+const ROWS_PER_REPORT: usize = 1 << 16;
 
 /// The first lines of the streams of `y = A·x` after `x` (`row_ptr`, `col_idx`, `values`, `y`),
 /// each region rounded up to a whole number of `sets` (as a page-aligned allocation starts at a
@@ -310,7 +322,24 @@ impl CacheModel {
         cols: &Permutation,
         sample: LineSample,
     ) -> ModelledCost {
-        let m = replay(a, rows, cols, &[self.l1, self.l2], true, sample);
+        self.cost_with_progress(a, rows, cols, sample, &|_| {})
+    }
+
+    /// [`Self::cost_sampled`], calling `rows_done(k)` each time another `k` rows have been
+    /// replayed (every 65,536 rows, and the rest at the end: the calls add up to the rows).
+    /// Two replays running at once may share one counter, hence `Sync`.
+    ///
+    /// # Panics
+    /// As [`spmv_x_misses`].
+    pub fn cost_with_progress<T: Value>(
+        &self,
+        a: &CsrMatrix<T>,
+        rows: &Permutation,
+        cols: &Permutation,
+        sample: LineSample,
+        rows_done: &(dyn Fn(usize) + Sync),
+    ) -> ModelledCost {
+        let m = replay(a, rows, cols, &[self.l1, self.l2], true, sample, rows_done);
         let (l1_misses, l2_misses) = (m[0], m[1]);
         ModelledCost {
             l1_misses,

@@ -25,6 +25,7 @@
 
 use crate::bucket_queue::BucketQueue;
 use crate::degree::{rows_by_degree, DegreeOrder};
+use crate::ticker::Ticker;
 use crate::PeersError;
 use rayon::prelude::*;
 use spmv_reorder_sparse::{prefetch, CsrMatrix, Permutation, Value};
@@ -51,10 +52,6 @@ pub fn gorder<T: Value>(
     gorder_with_progress(a, window, hub_threshold, &mut |_, _| {})
 }
 
-/// [`gorder_with_progress`] calls its `progress` each time another `1 / PROGRESS_STEPS` of the
-/// work is done.
-const PROGRESS_STEPS: usize = 1000;
-
 /// [`gorder()`], calling `progress(done, total)` as the rows are placed: after each thousandth of
 /// the work and once at the end (`done == total`). The units are score updates, the sweep's work
 /// (`Σ|c|` over the columns each row walks), not rows: the first rows placed are the longest, and
@@ -80,9 +77,8 @@ pub fn gorder_with_progress<T: Value>(
     let mut step = ScoreStep::new(n);
     let mut in_window = WindowScores::new(window);
     let mut order: Vec<usize> = Vec::with_capacity(n);
-    let total_work = scores.total_walk();
-    let report_every = (total_work / PROGRESS_STEPS).max(1);
-    let (mut work, mut next_report) = (0, report_every);
+    let mut ticker = Ticker::new(scores.total_walk());
+    let mut work = 0;
     while order.len() < n {
         let next = match queue.pop_positive_max() {
             Some(v) => v,
@@ -105,12 +101,9 @@ pub fn gorder_with_progress<T: Value>(
         }
         step.apply(&mut queue);
         order.push(next);
-        if work >= next_report && work < total_work {
-            progress(work, total_work);
-            next_report = work + report_every;
-        }
+        ticker.at(work, progress);
     }
-    progress(total_work, total_work);
+    progress(ticker.total(), ticker.total());
     Ok(Permutation::from_new_to_old(order)?)
 }
 

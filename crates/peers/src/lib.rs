@@ -76,13 +76,14 @@ mod pseudo_peripheral;
 mod rcm;
 #[cfg(test)]
 mod testutil;
+mod ticker;
 
 pub use degree::{rows_by_degree, DegreeOrder};
 pub use envelope::{bandwidth, profile};
 pub use error::PeersError;
 pub use gorder::{default_hub_threshold, gorder, gorder_with_progress};
 pub use metis_order::{nested_dissection, partition, partition_order, DEFAULT_PART_ROWS};
-pub use rcm::{reverse_cuthill_mckee, RcmStart};
+pub use rcm::{reverse_cuthill_mckee, reverse_cuthill_mckee_with_progress, RcmStart, RcmStep};
 
 #[cfg(doc)]
 use spmv_reorder_sparse::Permutation;

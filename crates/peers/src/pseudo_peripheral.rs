@@ -9,6 +9,7 @@
 //! Called by [`crate::rcm`].
 
 use crate::graph::Graph;
+use crate::ticker::Ticker;
 
 /// Breadth-first level structure rooted at a node, with a visit stamp so that one allocation serves
 /// every search of every component (no `O(n)` reset per search).
@@ -34,8 +35,10 @@ impl LevelStructure {
         }
     }
 
-    /// Builds the level structure of `g` rooted at `root`.
-    pub(crate) fn build(&mut self, g: &Graph, root: usize) {
+    /// Builds the level structure of `g` rooted at `root`, calling `expanded` with the number of
+    /// nodes whose neighbours have been walked so far (the search's work, up to the component's
+    /// size) after each.
+    pub(crate) fn build(&mut self, g: &Graph, root: usize, mut expanded: impl FnMut(usize)) {
         self.next_stamp();
         self.order.clear();
         self.level_starts.clear();
@@ -55,6 +58,7 @@ impl LevelStructure {
                         }
                     }
                 }
+                expanded(k + 1);
             }
             level_start = level_end;
         }
@@ -84,10 +88,26 @@ impl LevelStructure {
 /// A pseudo-peripheral node of the component of `start`, searched from `start`.
 ///
 /// Ties among last-level nodes of equal degree go to the smallest index, so the result is
-/// deterministic.
-pub(crate) fn pseudo_peripheral_node(g: &Graph, start: usize, ls: &mut LevelStructure) -> usize {
+/// deterministic. `progress(round, expanded, total)` hears of each search as it goes (at most a
+/// thousand times a search, in nodes expanded): `total` is the component's size once the first
+/// search has found it, and `unplaced`, a bound of it, during that first search.
+pub(crate) fn pseudo_peripheral_node(
+    g: &Graph,
+    start: usize,
+    ls: &mut LevelStructure,
+    unplaced: usize,
+    progress: &mut dyn FnMut(usize, usize, usize),
+) -> usize {
+    let mut round = 1;
+    let mut search = |ls: &mut LevelStructure, root: usize, total: usize| {
+        let mut ticker = Ticker::new(total);
+        let mut report = |expanded, total| progress(round, expanded, total);
+        ls.build(g, root, |expanded| ticker.at(expanded, &mut report));
+        round += 1;
+    };
     let mut root = start;
-    ls.build(g, root);
+    search(ls, root, unplaced);
+    let component = ls.order.len();
     loop {
         let height = ls.height();
         let candidate = ls
@@ -99,7 +119,7 @@ pub(crate) fn pseudo_peripheral_node(g: &Graph, start: usize, ls: &mut LevelStru
         if candidate == root {
             return root;
         }
-        ls.build(g, candidate);
+        search(ls, candidate, component);
         if ls.height() <= height {
             return root;
         }
@@ -122,12 +142,12 @@ mod tests {
         let a = path_matrix(5);
         let g = Graph::symmetrised(&a);
         let mut ls = LevelStructure::new(5);
-        ls.build(&g, 2);
+        ls.build(&g, 2, |_| {});
         assert_eq!(ls.height(), 3);
         let mut last = ls.last_level().to_vec();
         last.sort_unstable();
         assert_eq!(last, [0, 4]);
-        ls.build(&g, 0);
+        ls.build(&g, 0, |_| {});
         assert_eq!(ls.height(), 5);
         assert_eq!(ls.last_level(), &[4]);
     }
@@ -137,7 +157,7 @@ mod tests {
         let a = path_matrix(9);
         let g = Graph::symmetrised(&a);
         let mut ls = LevelStructure::new(9);
-        let v = pseudo_peripheral_node(&g, 4, &mut ls);
+        let v = pseudo_peripheral_node(&g, 4, &mut ls, 9, &mut |_, _, _| {});
         assert!(v == 0 || v == 8, "got {v}");
     }
 
@@ -146,6 +166,9 @@ mod tests {
         let a = path_matrix(1);
         let g = Graph::symmetrised(&a);
         let mut ls = LevelStructure::new(1);
-        assert_eq!(pseudo_peripheral_node(&g, 0, &mut ls), 0);
+        assert_eq!(
+            pseudo_peripheral_node(&g, 0, &mut ls, 1, &mut |_, _, _| {}),
+            0
+        );
     }
 }

@@ -18,6 +18,7 @@
 
 use crate::graph::Graph;
 use crate::pseudo_peripheral::{pseudo_peripheral_node, LevelStructure};
+use crate::ticker::Ticker;
 use crate::PeersError;
 use spmv_reorder_sparse::{CsrMatrix, Permutation, Value};
 
@@ -34,6 +35,34 @@ pub enum RcmStart {
     MinimumDegree,
 }
 
+/// What [`reverse_cuthill_mckee_with_progress`] is doing when it reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RcmStep {
+    /// Building the graph of `A + Aᵀ` (the bipartite graph of a rectangular matrix), in parallel.
+    Graph,
+    /// The `round`-th breadth-first search for a pseudo-peripheral start node in a component
+    /// (George-Liu), counted from 1 in each component; its work is the nodes expanded.
+    StartSearch {
+        /// Which search of the component this is.
+        round: usize,
+    },
+    /// Numbering the nodes, component after component; its work is the nodes numbered.
+    Numbering,
+}
+
+impl std::fmt::Display for RcmStep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RcmStep::Graph => f.write_str("RCM: building the graph"),
+            RcmStep::StartSearch { round } => {
+                write!(f, "RCM: searching for a start node, search {round}")
+            }
+            RcmStep::Numbering => f.write_str("RCM: numbering"),
+        }
+    }
+}
+
 /// The reverse Cuthill-McKee ordering of the rows of `a` (see the module documentation).
 ///
 /// # Errors
@@ -42,13 +71,30 @@ pub fn reverse_cuthill_mckee<T: Value>(
     a: &CsrMatrix<T>,
     start: RcmStart,
 ) -> Result<Permutation, PeersError> {
+    reverse_cuthill_mckee_with_progress(a, start, &mut |_, _, _| {})
+}
+
+/// [`reverse_cuthill_mckee`], calling `progress(step, done, total)` as it goes: once as the graph
+/// is built (`0` of `1`), during each search for a start node that expands more than a
+/// thousandth of its bound, and at most a thousand times while numbering, then once with every
+/// node numbered (`done == total`). The searches of a large component can take as long as the
+/// numbering, so each step has its own share.
+///
+/// # Errors
+/// As [`reverse_cuthill_mckee`].
+pub fn reverse_cuthill_mckee_with_progress<T: Value>(
+    a: &CsrMatrix<T>,
+    start: RcmStart,
+    progress: &mut dyn FnMut(RcmStep, usize, usize),
+) -> Result<Permutation, PeersError> {
     let rows = a.nrows();
+    progress(RcmStep::Graph, 0, 1);
     let graph = if rows == a.ncols() {
         Graph::symmetrised(a)
     } else {
         Graph::bipartite(a)?
     };
-    let mut sequence = cuthill_mckee(&graph, start);
+    let mut sequence = cuthill_mckee(&graph, start, progress);
     sequence.reverse();
     let new_to_old = sequence
         .into_iter()
@@ -59,24 +105,38 @@ pub fn reverse_cuthill_mckee<T: Value>(
 }
 
 /// The Cuthill-McKee sequence of every node of `g`, component after component.
-fn cuthill_mckee(g: &Graph, start: RcmStart) -> Vec<u32> {
+fn cuthill_mckee(
+    g: &Graph,
+    start: RcmStart,
+    progress: &mut dyn FnMut(RcmStep, usize, usize),
+) -> Vec<u32> {
     let n = g.len();
     let mut sequence: Vec<u32> = Vec::with_capacity(n);
     let mut visited = vec![false; n];
     let mut levels = LevelStructure::new(n);
     let mut fresh: Vec<u32> = Vec::new();
+    let mut numbering = Ticker::new(n);
     for first in nodes_by_degree(g) {
         if visited[first] {
             continue;
         }
         let root = match start {
-            RcmStart::PseudoPeripheral => pseudo_peripheral_node(g, first, &mut levels),
+            RcmStart::PseudoPeripheral => {
+                let unplaced = n - sequence.len();
+                let mut searching = |round, expanded, total| {
+                    progress(RcmStep::StartSearch { round }, expanded, total)
+                };
+                pseudo_peripheral_node(g, first, &mut levels, unplaced, &mut searching)
+            }
             RcmStart::MinimumDegree => first,
         };
         let mut head = sequence.len();
         sequence.push(root as u32);
         visited[root] = true;
         while head < sequence.len() {
+            numbering.at(head, &mut |done, total| {
+                progress(RcmStep::Numbering, done, total)
+            });
             g.prefetch_search(&sequence, head, &visited);
             let v = sequence[head] as usize;
             head += 1;
@@ -93,6 +153,7 @@ fn cuthill_mckee(g: &Graph, start: RcmStart) -> Vec<u32> {
             sequence.extend_from_slice(&fresh);
         }
     }
+    progress(RcmStep::Numbering, n, n);
     sequence
 }
 
@@ -163,6 +224,66 @@ mod tests {
         let pp = reverse_cuthill_mckee(&a, RcmStart::PseudoPeripheral).unwrap();
         let md = reverse_cuthill_mckee(&a, RcmStart::MinimumDegree).unwrap();
         assert!(bandwidth_after(&a, &pp) < bandwidth_after(&a, &md));
+    }
+
+    #[test]
+    fn progress_tells_each_step_in_order_and_ends_with_every_node_numbered() {
+        // A shuffled grid and, after it, a path of 2,000 nodes: two large components.
+        let (w, h) = (120, 100);
+        let n = w * h + 2_000;
+        let mut t: Vec<(usize, usize, ())> = Vec::new();
+        let base = grid(w, h);
+        for i in 0..w * h {
+            t.extend(base.row(i).0.iter().map(|&j| (i, j as usize, ())));
+        }
+        t.extend((w * h..n - 1).map(|i| (i, i + 1, ())));
+        let a = shuffled_symmetric(&CsrMatrix::from_triplets(n, n, t).unwrap(), 3);
+        let mut calls = Vec::new();
+        let p = reverse_cuthill_mckee_with_progress(&a, RcmStart::default(), &mut |s, d, t| {
+            calls.push((s, d, t))
+        })
+        .unwrap();
+        assert_eq!(p, reverse_cuthill_mckee(&a, RcmStart::default()).unwrap());
+        assert_eq!(calls[0], (RcmStep::Graph, 0, 1));
+        assert_eq!(calls.last(), Some(&(RcmStep::Numbering, n, n)));
+        // Each search reports what it has expanded, short of its total; a first search's bound is
+        // the nodes not yet numbered, later searches count to the component's size.
+        let searches: Vec<(usize, usize, usize)> = calls
+            .iter()
+            .filter_map(|&(s, d, t)| match s {
+                RcmStep::StartSearch { round } => Some((round, d, t)),
+                _ => None,
+            })
+            .collect();
+        assert!(searches.iter().all(|&(_, d, t)| d < t && t <= n));
+        assert!(searches.iter().any(|&(round, _, t)| round == 1 && t == n));
+        assert!(searches
+            .iter()
+            .any(|&(round, _, t)| round >= 2 && t == w * h));
+        assert!(searches
+            .iter()
+            .any(|&(round, _, t)| round >= 2 && t == 2_000));
+        // The numbering goes forward, at most a thousand reports before the last.
+        let numbered: Vec<usize> = calls
+            .iter()
+            .filter(|c| c.0 == RcmStep::Numbering)
+            .map(|c| c.1)
+            .collect();
+        assert!(
+            numbered.len() > 100 && numbered.len() <= 1000,
+            "{}",
+            numbered.len()
+        );
+        assert!(numbered.windows(2).all(|w| w[0] < w[1]));
+        // The graph, then searches until the first component's numbering reports.
+        let first_numbering = calls
+            .iter()
+            .position(|c| c.0 == RcmStep::Numbering)
+            .unwrap();
+        assert!(calls[..first_numbering]
+            .iter()
+            .skip(1)
+            .all(|c| matches!(c.0, RcmStep::StartSearch { .. })));
     }
 
     #[test]

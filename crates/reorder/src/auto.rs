@@ -13,33 +13,38 @@
 //! ([`sampled_lines`]). Called by [`crate::side`].
 
 use crate::choice::{start_has_lower_d, Pricing};
+use crate::pipeline::OrderingStep;
+use crate::progress::ReplayProgress;
 use crate::report::SideReport;
-use crate::side::SideInput;
+use crate::side::{rcm_with_progress, SideInput};
 use crate::{ReorderError, Reorderer, Tuning};
 use spmv_reorder_locality::{CacheModel, LineSample};
-use spmv_reorder_peers::{reverse_cuthill_mckee, RcmStart};
 use spmv_reorder_sparse::Permutation;
 use std::time::Instant;
 
 impl Reorderer {
     /// Orders a side by the default route: RCM or the input order, as the cache model prefers
-    /// (RCM alone when the check is off).
+    /// (RCM alone when the check is off). `done` hears the share of each step done.
     ///
     /// # Errors
     /// Those of RCM and of `D` (on a modelled tie).
     pub(crate) fn order_auto(
         &self,
         input: SideInput<'_>,
+        done: &mut (dyn FnMut(OrderingStep, f64) + Send),
     ) -> Result<(Permutation, SideReport), ReorderError> {
         let clock = Instant::now();
-        let rcm = reverse_cuthill_mckee(input.structure, RcmStart::PseudoPeripheral)?;
+        let rcm = rcm_with_progress(input.structure, done)?;
         let Some(model) = &self.cache_check else {
             let report = SideReport::peer(input.side, clock.elapsed().as_secs_f64());
             return Ok((rcm, report));
         };
         let pricing = Pricing::new(model, input.structure, input.symmetric)
             .with_lines(sampled_lines(&input, model, self.tuning));
-        let priced = pricing.price_others(Some(&rcm), self.tuning);
+        done(OrderingStep::Pricing, 0.0);
+        let mut priced_share = |share| done(OrderingStep::Pricing, share);
+        let replays = ReplayProgress::new(2 * input.structure.nrows(), &mut priced_share);
+        let priced = pricing.price_others(Some(&rcm), self.tuning, &|rows| replays.add(rows));
         let (perm, check) = priced.choose(Some(rcm), None, |start, given| {
             start_has_lower_d(input.pattern, start, given)
         })?;

@@ -52,19 +52,34 @@ impl<'a> Pricing<'a> {
     }
 
     pub(crate) fn cost(&self, rows: &Permutation) -> ModelledCost {
+        self.cost_with_progress(rows, &|_| {})
+    }
+
+    /// [`Self::cost`], telling `rows_done` the rows replayed ([`CacheModel::cost_with_progress`]).
+    fn cost_with_progress(
+        &self,
+        rows: &Permutation,
+        rows_done: &(dyn Fn(usize) + Sync),
+    ) -> ModelledCost {
         let cols = self.fixed_cols.as_ref().unwrap_or(rows);
         self.model
-            .cost_sampled(self.structure, rows, cols, self.lines)
+            .cost_with_progress(self.structure, rows, cols, self.lines, rows_done)
     }
 
     /// The input order and the start order (when there is one besides the input), priced side
     /// by side on the pool's threads (the check took about a fifth of a default run on the
     /// shuffled 1M-row grid, one replay after the other), and the model's floor; the check
-    /// weighs them with `tuning`'s margins.
-    pub(crate) fn price_others(&self, start: Option<&Permutation>, tuning: Tuning) -> Priced {
+    /// weighs them with `tuning`'s margins. `rows_done` hears the rows replayed, out of the
+    /// structure's rows for each order priced.
+    pub(crate) fn price_others(
+        &self,
+        start: Option<&Permutation>,
+        tuning: Tuning,
+        rows_done: &(dyn Fn(usize) + Sync),
+    ) -> Priced {
         let input_order = Permutation::identity(self.structure.nrows());
-        let (input, start) =
-            rayon::join(|| self.cost(&input_order), || start.map(|p| self.cost(p)));
+        let price = |rows| self.cost_with_progress(rows, rows_done);
+        let (input, start) = rayon::join(|| price(&input_order), || start.map(price));
         Priced {
             input_order,
             input,

@@ -83,6 +83,7 @@ pub mod length_runs;
 mod measure;
 mod path;
 mod pipeline;
+mod progress;
 mod reorderer;
 mod report;
 mod sampler;
@@ -97,7 +98,7 @@ mod tuning;
 pub mod windows;
 
 pub use error::ReorderError;
-pub use pipeline::{reorder, Reordering, Stage};
+pub use pipeline::{reorder, OrderingStep, Reordering, Stage};
 pub use reorderer::Reorderer;
 pub use report::{
     CacheCheck, Kept, LengthRuns, ReorderReport, Side, SideReport, StartNearBound, TspReport,

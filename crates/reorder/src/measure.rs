@@ -3,11 +3,12 @@
 //! relabelling columns changes no row distance; the reordered pattern is built only for windows
 //! of several rows. `O(nnz)` each. Called by [`crate::pipeline`].
 
+use crate::progress::ReplayProgress;
 use crate::report::{Kept, LengthRuns, ReorderReport, SideReport, TspReport};
 use crate::windows::{windows_for, SampledLatencies};
 use crate::{Method, PermuteMode, ReorderError, Reorderer, StartOrder, WindowSpec};
-use spmv_reorder_locality::Windows;
 use spmv_reorder_locality::{distance_in_order, total_distance, windowed_distance, Parallelism};
+use spmv_reorder_locality::{LineSample, Windows};
 use spmv_reorder_sampling::Coverage;
 use spmv_reorder_sparse::{CsrMatrix, Permutation};
 use spmv_reorder_tsp::relative_gap;
@@ -32,11 +33,15 @@ pub(crate) struct Ordered<'a> {
 }
 
 impl Reorderer {
-    /// The report of `o`.
+    /// The report of `o`; `replayed` hears the share of the cache model's two replays done.
     ///
     /// # Errors
     /// Those of the locality model and of the permutation of the pattern.
-    pub(crate) fn measure(&self, o: Ordered<'_>) -> Result<ReorderReport, ReorderError> {
+    pub(crate) fn measure(
+        &self,
+        o: Ordered<'_>,
+        replayed: &mut (dyn FnMut(f64) + Send),
+    ) -> Result<ReorderReport, ReorderError> {
         let d_before = total_distance(o.full, Parallelism::Rayon);
         let d_after = d_in_order(o.full, o.rows)?;
         let sides: Vec<&SideReport> = o.row_report.iter().chain(o.col_report.iter()).collect();
@@ -56,10 +61,12 @@ impl Reorderer {
             Permutation::identity(o.full.nrows()),
             Permutation::identity(o.full.ncols()),
         );
-        let (x_misses_before, x_misses_after) = rayon::join(
-            || model.cost(o.full, &identity.0, &identity.1),
-            || model.cost(o.full, o.rows, o.cols),
-        );
+        let replays = ReplayProgress::new(2 * o.full.nrows(), replayed);
+        let rows_done = |rows| replays.add(rows);
+        let price =
+            |rows, cols| model.cost_with_progress(o.full, rows, cols, LineSample::ALL, &rows_done);
+        let (x_misses_before, x_misses_after) =
+            rayon::join(|| price(&identity.0, &identity.1), || price(o.rows, o.cols));
         Ok(ReorderReport {
             windows: sides.first().map_or(0, |s| s.windows),
             tsp_cost,

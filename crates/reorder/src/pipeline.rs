@@ -16,6 +16,7 @@ use crate::report::{LengthRuns, ReorderReport, Side, SideReport};
 use crate::side::SideInput;
 use crate::windows::SampledLatencies;
 use crate::{PermuteMode, ReorderError, Reorderer, SamplerChoice};
+use spmv_reorder_peers::RcmStep;
 use spmv_reorder_sampling::{sample, Sample, SampleOptions};
 use spmv_reorder_sparse::{CsrMatrix, Permutation, Value};
 use std::time::Instant;
@@ -39,16 +40,45 @@ pub enum Stage {
         /// Cost of the best path so far.
         cost: i64,
     },
-    /// A peer ordering (RCM, Gorder, ...) or the default's; `fraction` of its work done, for the
-    /// orderings that can tell (Gorder), else 0.
+    /// A peer ordering (RCM, Gorder, ...) or the default's; `fraction` of the work of its `step`
+    /// done, for the orderings that can tell (RCM, Gorder, the default), else 0.
     Ordering {
         /// Which side is being ordered.
         side: Side,
-        /// Share of the ordering done, in `[0, 1]`.
+        /// What the ordering is doing.
+        step: OrderingStep,
+        /// Share of the step done, in `[0, 1]`.
         fraction: f64,
     },
-    /// Measuring the result.
-    Measuring,
+    /// Measuring the result; `fraction` of the cache model's replays of the orders before and
+    /// after done (they follow the `D` figures, and take most of the stage).
+    Measuring {
+        /// Share of the replays done, in `[0, 1]`.
+        fraction: f64,
+    },
+}
+
+/// What an ordering is doing ([`Stage::Ordering`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OrderingStep {
+    /// The method's ordering as one step (Gorder's sweep, METIS, ...).
+    Whole,
+    /// A step of reverse Cuthill-McKee, the `rcm` method's and the default's first.
+    Rcm(RcmStep),
+    /// The default pricing the input order and RCM's with the cache model.
+    Pricing,
+}
+
+impl OrderingStep {
+    /// The step in words, for a progress bar; `None` for [`OrderingStep::Whole`].
+    pub fn detail(&self) -> Option<String> {
+        match self {
+            OrderingStep::Whole => None,
+            OrderingStep::Rcm(step) => Some(step.to_string()),
+            OrderingStep::Pricing => Some("pricing the orders with the cache model".to_string()),
+        }
+    }
 }
 
 /// Reorders `a` with the defaults: `reorder(&a)` is `Reorderer::new().run(&a)`.
@@ -115,7 +145,7 @@ impl Reorderer {
             }
         };
         let reorder_seconds = clock.elapsed().as_secs_f64();
-        progress(&Stage::Measuring);
+        progress(&Stage::Measuring { fraction: 0.0 });
         // `D` before the runs is a figure of the report, measured after the clock stops.
         let length_runs = match (run_block, before_runs) {
             (Some(block), Some(before)) => Some(LengthRuns {
@@ -124,20 +154,24 @@ impl Reorderer {
             }),
             _ => None,
         };
-        let report = self.measure(Ordered {
-            mode,
-            full: &full,
-            rows: &rows,
-            cols: &cols,
-            latencies,
-            run_block,
-            length_runs,
-            row_report,
-            col_report,
-            coverage: sample.as_ref().map(|s| s.coverage.clone()),
-            sampling_seconds,
-            reorder_seconds,
-        })?;
+        let mut replayed = |fraction| progress(&Stage::Measuring { fraction });
+        let report = self.measure(
+            Ordered {
+                mode,
+                full: &full,
+                rows: &rows,
+                cols: &cols,
+                latencies,
+                run_block,
+                length_runs,
+                row_report,
+                col_report,
+                coverage: sample.as_ref().map(|s| s.coverage.clone()),
+                sampling_seconds,
+                reorder_seconds,
+            },
+            &mut replayed,
+        )?;
         Ok(Reordering { rows, cols, report })
     }
 
@@ -388,6 +422,77 @@ mod tests {
                 r.report.coverage.is_some() && r.report.d_w_after.is_some(),
                 "{window}"
             );
+        }
+    }
+
+    /// The stages `r` reports while reordering `a`.
+    fn stages_of(r: &Reorderer, a: &CsrMatrix<f64>) -> Vec<Stage> {
+        let mut stages = Vec::new();
+        r.run_with_progress(a, &mut |s| stages.push(s.clone()))
+            .unwrap();
+        stages
+    }
+
+    /// The steps in the order they first report, each with its shares in the order reported.
+    fn ordering_steps(stages: &[Stage]) -> Vec<(OrderingStep, Vec<f64>)> {
+        let mut steps: Vec<(OrderingStep, Vec<f64>)> = Vec::new();
+        for s in stages {
+            if let Stage::Ordering { step, fraction, .. } = s {
+                match steps.last_mut() {
+                    Some((last, shares)) if last == step => shares.push(*fraction),
+                    _ => steps.push((*step, vec![*fraction])),
+                }
+            }
+        }
+        steps
+    }
+
+    #[test]
+    fn the_default_and_rcm_report_each_step_up_to_all_of_it() {
+        // 90,000 rows: more than one report of each replay.
+        let (a, _) = shuffle_symmetric(&poisson2d(300, 300).unwrap(), 5).unwrap();
+        let rising = |shares: &[f64]| shares.windows(2).all(|w| w[0] <= w[1]);
+        let rcm_steps = [
+            OrderingStep::Rcm(RcmStep::Graph),
+            OrderingStep::Rcm(RcmStep::StartSearch { round: 1 }),
+            OrderingStep::Rcm(RcmStep::StartSearch { round: 2 }),
+        ];
+        for method in [Method::Auto, Method::Rcm] {
+            let stages = stages_of(&Reorderer::new().method(method), &a);
+            let steps = ordering_steps(&stages);
+            let names: Vec<OrderingStep> = steps.iter().map(|s| s.0).collect();
+            let first = usize::from(method == Method::Rcm);
+            if method == Method::Rcm {
+                assert_eq!(steps[0], (OrderingStep::Whole, vec![0.0]));
+            }
+            assert_eq!(names[first..first + 3], rcm_steps, "{method:?}");
+            let numbering = names
+                .iter()
+                .position(|s| *s == OrderingStep::Rcm(RcmStep::Numbering))
+                .unwrap();
+            assert_eq!(steps[numbering].1.last(), Some(&1.0), "{method:?}");
+            let last = steps.last().unwrap();
+            if method == Method::Auto {
+                assert_eq!(last.0, OrderingStep::Pricing);
+                assert_eq!(last.1.first(), Some(&0.0));
+                assert_eq!(last.1.last(), Some(&1.0));
+                assert!(last.1.len() > 2 && rising(&last.1), "{:?}", last.1);
+            } else {
+                assert_eq!(numbering, steps.len() - 1);
+            }
+            assert!(steps.iter().all(|(_, shares)| rising(shares)), "{steps:?}");
+            // Measuring last, from none of its replays to all of them.
+            let measuring: Vec<f64> = stages
+                .iter()
+                .skip_while(|s| !matches!(s, Stage::Measuring { .. }))
+                .map(|s| match s {
+                    Stage::Measuring { fraction } => *fraction,
+                    other => panic!("{other:?} after the measuring began"),
+                })
+                .collect();
+            assert_eq!(measuring.first(), Some(&0.0));
+            assert_eq!(measuring.last(), Some(&1.0));
+            assert!(measuring.len() > 3 && rising(&measuring), "{measuring:?}");
         }
     }
 

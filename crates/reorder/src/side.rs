@@ -9,7 +9,7 @@
 
 use crate::cache_windows::cache_parts;
 use crate::choice::{start_has_lower_d, Priced, Pricing};
-use crate::pipeline::Stage;
+use crate::pipeline::{OrderingStep, Stage};
 use crate::report::{CacheCheck, Kept, Side, SideReport, StartNearBound, TspReport};
 use crate::start::Start;
 use crate::windows::{windows_for, SampledLatencies};
@@ -17,7 +17,7 @@ use crate::{Method, ReorderError, Reorderer, StartOrder, WindowSpec, DEFAULT_CAC
 use spmv_reorder_locality::{GraphOptions, WindowGraph, Windows};
 use spmv_reorder_peers::{
     default_hub_threshold, gorder_with_progress, nested_dissection, partition_order,
-    reverse_cuthill_mckee, rows_by_degree, DegreeOrder, RcmStart,
+    reverse_cuthill_mckee_with_progress, rows_by_degree, DegreeOrder, RcmStart,
 };
 use spmv_reorder_sparse::{CsrMatrix, Permutation};
 use std::time::Instant;
@@ -49,23 +49,22 @@ impl Reorderer {
     ) -> Result<(Permutation, SideReport), ReorderError> {
         let clock = Instant::now();
         let side = input.side;
-        if self.method == Method::Auto {
+        let mut done = |step, fraction| {
             progress(&Stage::Ordering {
                 side,
-                fraction: 0.0,
-            });
-            return self.order_auto(input);
+                step,
+                fraction,
+            })
+        };
+        if self.method == Method::Auto {
+            return self.order_auto(input, &mut done);
         }
         // The stage is announced before the peer's order is computed, so that its time shows
         // under its own bar, not under the stage before.
         let peer = !matches!(self.method, Method::Tsp | Method::Auto);
         if peer {
-            progress(&Stage::Ordering {
-                side,
-                fraction: 0.0,
-            });
+            done(OrderingStep::Whole, 0.0);
         }
-        let mut done = |fraction| progress(&Stage::Ordering { side, fraction });
         let order = peer_order(
             self.method,
             input.pattern,
@@ -110,13 +109,13 @@ impl Reorderer {
 /// The rows of `pattern` in the order of the peer `method` (`None` for the TSP method), with the
 /// peers' published parameters: RCM from a pseudo-peripheral node, Gorder's window of 5 and its
 /// default hub threshold, degree by decreasing row length, METIS parts of `part_rows` rows.
-/// Gorder, which can take minutes, tells `done` the share of its work done.
+/// RCM and Gorder, which can take minutes, tell `done` the share of their work done.
 fn peer_order(
     method: Method,
     pattern: &CsrMatrix<()>,
     seed: u64,
     part_rows: usize,
-    done: &mut dyn FnMut(f64),
+    done: &mut (dyn FnMut(OrderingStep, f64) + Send),
 ) -> Option<Result<Permutation, ReorderError>> {
     let n = pattern.nrows();
     let by_degree = || rows_by_degree(pattern, DegreeOrder::Decreasing);
@@ -125,11 +124,9 @@ fn peer_order(
         Method::Identity => Ok(Permutation::identity(n)),
         Method::Random => Ok(Permutation::random(n, seed)),
         Method::Degree => Permutation::from_new_to_old(by_degree()).map_err(ReorderError::from),
-        Method::Rcm => {
-            reverse_cuthill_mckee(pattern, RcmStart::PseudoPeripheral).map_err(Into::into)
-        }
+        Method::Rcm => rcm_with_progress(pattern, done),
         Method::Gorder => {
-            let mut swept = |work: usize, total: usize| done(work as f64 / total.max(1) as f64);
+            let mut swept = |work, total| done(OrderingStep::Whole, share(work, total));
             gorder_with_progress(pattern, GORDER_WINDOW, default_hub_threshold(n), &mut swept)
                 .map_err(Into::into)
         }
@@ -141,6 +138,28 @@ fn peer_order(
 
 /// Gorder's window: the rows a candidate is scored against (the paper's 5).
 const GORDER_WINDOW: usize = 5;
+
+/// Reverse Cuthill-McKee from a pseudo-peripheral node, telling `done` each of its steps' share.
+pub(crate) fn rcm_with_progress(
+    pattern: &CsrMatrix<()>,
+    done: &mut (dyn FnMut(OrderingStep, f64) + Send),
+) -> Result<Permutation, ReorderError> {
+    let mut searched = |step, work, total| done(OrderingStep::Rcm(step), share(work, total));
+    Ok(reverse_cuthill_mckee_with_progress(
+        pattern,
+        RcmStart::PseudoPeripheral,
+        &mut searched,
+    )?)
+}
+
+/// `work` of `total` as a share (all of it when there is nothing to do).
+fn share(work: usize, total: usize) -> f64 {
+    if total == 0 {
+        1.0
+    } else {
+        work as f64 / total as f64
+    }
+}
 
 /// A TSP side once its windows are cut in the start order.
 pub(crate) struct SideWork<'a> {
@@ -181,7 +200,7 @@ impl SideWork<'_> {
         let tuning = self.config.tuning;
         let mut priced = pricing
             .as_ref()
-            .map(|p| p.price_others(start.first.as_ref(), tuning));
+            .map(|p| p.price_others(start.first.as_ref(), tuning, &|_| {}));
         if let Some(priced) = priced.take_if(|priced| !priced.path_can_pass()) {
             return self.without_path(priced, start.first, None);
         }

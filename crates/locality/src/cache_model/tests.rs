@@ -323,3 +323,24 @@ fn empty_matrix_has_no_misses() {
         ModelledCost::default()
     );
 }
+
+#[test]
+fn progress_adds_up_to_the_rows_replayed_in_steps() {
+    // 62,500 rows: fewer than one step; 250,000: three whole steps and the rest.
+    let model = CacheModel::default();
+    for side in [250, 500] {
+        let a = spmv_reorder_gen::poisson2d(side, side).unwrap();
+        let n = a.nrows();
+        let rows = Permutation::random(n, 3);
+        let calls = std::sync::Mutex::new(Vec::new());
+        let record = |k: usize| calls.lock().unwrap().push(k);
+        let priced = model.cost_with_progress(&a, &rows, &rows, LineSample::ALL, &record);
+        assert_eq!(priced, model.cost(&a, &rows, &rows));
+        let calls = calls.into_inner().unwrap();
+        assert_eq!(calls.iter().sum::<usize>(), n);
+        let (last, steps) = calls.split_last().unwrap();
+        assert_eq!(steps.len(), (n - 1) / ROWS_PER_REPORT);
+        assert!(steps.iter().all(|&k| k == ROWS_PER_REPORT));
+        assert!((1..=ROWS_PER_REPORT).contains(last));
+    }
+}

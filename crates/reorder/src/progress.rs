@@ -1,0 +1,61 @@
+//! Progress of the work the pipeline runs on several threads at once: the cache model's replays,
+//! which count the rows they have replayed and are told to the caller as one share of their total.
+//! Called by [`crate::auto`] and [`crate::measure`].
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Rows replayed by replays running at once, reported as a share of `total` that never goes back.
+pub(crate) struct ReplayProgress<'a> {
+    total: usize,
+    done: AtomicUsize,
+    /// The caller's report and the last share it was told: two threads' reports may arrive out
+    /// of order, and a later arrival with a smaller share is not told.
+    report: Mutex<(&'a mut (dyn FnMut(f64) + Send), f64)>,
+}
+
+impl<'a> ReplayProgress<'a> {
+    /// Progress over `total` rows, told to `report` as a share in `[0, 1]`.
+    pub(crate) fn new(total: usize, report: &'a mut (dyn FnMut(f64) + Send)) -> Self {
+        Self {
+            total,
+            done: AtomicUsize::new(0),
+            report: Mutex::new((report, 0.0)),
+        }
+    }
+
+    /// Counts `rows` more rows replayed (a replay's `rows_done`).
+    pub(crate) fn add(&self, rows: usize) {
+        let done = self.done.fetch_add(rows, Ordering::Relaxed) + rows;
+        let share = (done as f64 / self.total.max(1) as f64).min(1.0);
+        let mut guard = self
+            .report
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (report, told) = &mut *guard;
+        if share > *told {
+            *told = share;
+            report(share);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_add_up_and_never_go_back() {
+        let mut told = Vec::new();
+        let mut record = |share: f64| told.push(share);
+        {
+            let progress = ReplayProgress::new(400, &mut record);
+            rayon::join(
+                || (0..100).for_each(|_| progress.add(2)),
+                || (0..100).for_each(|_| progress.add(2)),
+            );
+        }
+        assert_eq!(told.last(), Some(&1.0));
+        assert!(told.windows(2).all(|w| w[0] < w[1]), "{told:?}");
+    }
+}
