@@ -531,14 +531,18 @@ fn benchmark(
     )?)
 }
 
-/// Shows a stage of the reordering: the TSP path's share of its time budget, the others as
-/// steps of the stage.
+/// Shows a stage of the reordering with its share done: the TSP path's share of its time
+/// budget, the others' share of their work (the graph's candidate search, the ordering's steps,
+/// the measuring's replays).
 fn show(bar: &Progress, stage: &Stage) {
     match stage {
         Stage::Sampling => bar.stage("sampling nonzeros", Unit::Share, 0),
-        Stage::Graph { side } => {
-            bar.stage(format!("{side}: windows and window graph"), Unit::Share, 0)
-        }
+        Stage::Graph { side, fraction } => show_share(
+            bar,
+            format!("{side}: windows and window graph"),
+            None,
+            *fraction,
+        ),
         Stage::Solving {
             side,
             fraction,

@@ -156,6 +156,22 @@ impl<'a> WindowGraph<'a> {
         windows: &Windows,
         options: &GraphOptions,
     ) -> Result<Self, LocalityError> {
+        Self::build_with_progress(a, windows, options, &|_| {})
+    }
+
+    /// [`Self::build`], calling `windows_done(k)` each time the candidate search, most of the
+    /// build's time, has been through another `k` windows (a chunk of them, on any thread of the
+    /// pool). The calls add up to the windows; should a mirrored index fail, the search runs
+    /// again and they add up to twice as many.
+    ///
+    /// # Errors
+    /// As [`Self::build`].
+    pub fn build_with_progress<T: Value>(
+        a: &'a CsrMatrix<T>,
+        windows: &Windows,
+        options: &GraphOptions,
+        windows_done: &(dyn Fn(usize) + Sync),
+    ) -> Result<Self, LocalityError> {
         let footprints = Footprints::new(a, windows, options.parallelism)?;
         let rows = Footprints::rows_of(a);
         let mirror = if windows.len() == a.nrows() {
@@ -166,7 +182,7 @@ impl<'a> WindowGraph<'a> {
                 windows,
             }
         };
-        Self::with_mirror(footprints, options, mirror)
+        Self::with_mirror(footprints, options, mirror, windows_done)
     }
 
     /// Builds the graph on given footprints.
@@ -177,7 +193,7 @@ impl<'a> WindowGraph<'a> {
         footprints: Footprints<'a>,
         options: &GraphOptions,
     ) -> Result<Self, LocalityError> {
-        Self::with_mirror(footprints, options, Mirror::Footprints)
+        Self::with_mirror(footprints, options, Mirror::Footprints, &|_| {})
     }
 
     /// [`Self::from_footprints`], with an index found through `mirror` when it can be.
@@ -185,6 +201,7 @@ impl<'a> WindowGraph<'a> {
         footprints: Footprints<'a>,
         options: &GraphOptions,
         mirror: Mirror<'_>,
+        windows_done: &(dyn Fn(usize) + Sync),
     ) -> Result<Self, LocalityError> {
         let nw = footprints.len();
         if nw > u32::MAX as usize {
@@ -197,9 +214,9 @@ impl<'a> WindowGraph<'a> {
         let codec = EntryCodec::new(nw);
         // Narrow offsets whenever they fit: the search reads them at random.
         Ok(if footprints.entries() <= u32::MAX as usize {
-            Self::with_index::<u32>(footprints, options, codec, mirror)
+            Self::searched::<u32>(footprints, options, codec, mirror, windows_done)
         } else {
-            Self::with_index::<usize>(footprints, options, codec, mirror)
+            Self::searched::<usize>(footprints, options, codec, mirror, windows_done)
         })
     }
 
@@ -207,11 +224,24 @@ impl<'a> WindowGraph<'a> {
     /// entry's position, and entries packed by `codec`, which must fit every window, the index
     /// found through `mirror` when it can be (tests pass other choices than the default to cover
     /// every path).
+    #[cfg(test)]
     pub(crate) fn with_index<O: Offset>(
         footprints: Footprints<'a>,
         options: &GraphOptions,
         codec: EntryCodec,
         mirror: Mirror<'_>,
+    ) -> Self {
+        Self::searched::<O>(footprints, options, codec, mirror, &|_| {})
+    }
+
+    /// [`Self::with_index`], telling `windows_done` the windows searched as in
+    /// [`Self::build_with_progress`].
+    fn searched<O: Offset>(
+        footprints: Footprints<'a>,
+        options: &GraphOptions,
+        codec: EntryCodec,
+        mirror: Mirror<'_>,
+        windows_done: &(dyn Fn(usize) + Sync),
     ) -> Self {
         let nw = footprints.len();
         let par = options.parallelism;
@@ -233,13 +263,29 @@ impl<'a> WindowGraph<'a> {
             // mispredicts; their own time gain on the 1M-row grid was within the noise of a
             // shared machine.
             let summaries = match NarrowOverlap::new(options.rank, codec, &footprints) {
-                Some(narrow) => search(&footprints, index, options, stride, narrow, items),
+                Some(narrow) => search(
+                    &footprints,
+                    index,
+                    options,
+                    stride,
+                    narrow,
+                    items,
+                    windows_done,
+                ),
                 None => {
                     let wide = WideRank {
                         rank: options.rank,
                         codec,
                     };
-                    search(&footprints, index, options, stride, wide, items)
+                    search(
+                        &footprints,
+                        index,
+                        options,
+                        stride,
+                        wide,
+                        items,
+                        windows_done,
+                    )
                 }
             };
             let (summaries, slots): (Vec<Summary>, Vec<Vec<u32>>) = summaries.into_iter().unzip();

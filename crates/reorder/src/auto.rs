@@ -14,7 +14,7 @@
 
 use crate::choice::{start_has_lower_d, Pricing};
 use crate::pipeline::OrderingStep;
-use crate::progress::ReplayProgress;
+use crate::progress::SharedProgress;
 use crate::report::SideReport;
 use crate::side::{rcm_with_progress, SideInput};
 use crate::{ReorderError, Reorderer, Tuning};
@@ -43,7 +43,7 @@ impl Reorderer {
             .with_lines(sampled_lines(&input, model, self.tuning));
         done(OrderingStep::Pricing, 0.0);
         let mut priced_share = |share| done(OrderingStep::Pricing, share);
-        let replays = ReplayProgress::new(2 * input.structure.nrows(), &mut priced_share);
+        let replays = SharedProgress::new(2 * input.structure.nrows(), &mut priced_share);
         let priced = pricing.price_others(Some(&rcm), self.tuning, &|rows| replays.add(rows));
         let (perm, check) = priced.choose(Some(rcm), None, |start, given| {
             start_has_lower_d(input.pattern, start, given)

@@ -3,7 +3,7 @@
 //! relabelling columns changes no row distance; the reordered pattern is built only for windows
 //! of several rows. `O(nnz)` each. Called by [`crate::pipeline`].
 
-use crate::progress::ReplayProgress;
+use crate::progress::SharedProgress;
 use crate::report::{Kept, LengthRuns, ReorderReport, SideReport, TspReport};
 use crate::windows::{windows_for, SampledLatencies};
 use crate::{Method, PermuteMode, ReorderError, Reorderer, StartOrder, WindowSpec};
@@ -61,7 +61,7 @@ impl Reorderer {
             Permutation::identity(o.full.nrows()),
             Permutation::identity(o.full.ncols()),
         );
-        let replays = ReplayProgress::new(2 * o.full.nrows(), replayed);
+        let replays = SharedProgress::new(2 * o.full.nrows(), replayed);
         let rows_done = |rows| replays.add(rows);
         let price =
             |rows, cols| model.cost_with_progress(o.full, rows, cols, LineSample::ALL, &rows_done);

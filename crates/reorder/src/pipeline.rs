@@ -26,10 +26,13 @@ use std::time::Instant;
 pub enum Stage {
     /// Sampling the matrix.
     Sampling,
-    /// Building windows and the window graph.
+    /// Building windows and the window graph; `fraction` of the graph's candidate search done
+    /// (it follows the start order and the windows, and takes most of the stage).
     Graph {
         /// Which side is being ordered.
         side: Side,
+        /// Share of the candidate search done, in `[0, 1]`.
+        fraction: f64,
     },
     /// Solving the TSP path; `fraction` of the time budget used, current `cost`.
     Solving {

@@ -1,12 +1,13 @@
-//! Progress of the work the pipeline runs on several threads at once: the cache model's replays,
-//! which count the rows they have replayed and are told to the caller as one share of their total.
-//! Called by [`crate::auto`] and [`crate::measure`].
+//! Progress of the work the pipeline runs on several threads at once (the cache model's replays,
+//! which count the rows they have replayed, and the window graph's candidate search, which counts
+//! windows), told to the caller as one share of its total. Called by [`crate::auto`],
+//! [`crate::side`] and [`crate::measure`].
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-/// Rows replayed by replays running at once, reported as a share of `total` that never goes back.
-pub(crate) struct ReplayProgress<'a> {
+/// Work done on several threads at once, reported as a share of `total` that never goes back.
+pub(crate) struct SharedProgress<'a> {
     total: usize,
     done: AtomicUsize,
     /// The caller's report and the last share it was told: two threads' reports may arrive out
@@ -14,8 +15,8 @@ pub(crate) struct ReplayProgress<'a> {
     report: Mutex<(&'a mut (dyn FnMut(f64) + Send), f64)>,
 }
 
-impl<'a> ReplayProgress<'a> {
-    /// Progress over `total` rows, told to `report` as a share in `[0, 1]`.
+impl<'a> SharedProgress<'a> {
+    /// Progress over `total` units of work, told to `report` as a share in `[0, 1]`.
     pub(crate) fn new(total: usize, report: &'a mut (dyn FnMut(f64) + Send)) -> Self {
         Self {
             total,
@@ -24,9 +25,9 @@ impl<'a> ReplayProgress<'a> {
         }
     }
 
-    /// Counts `rows` more rows replayed (a replay's `rows_done`).
-    pub(crate) fn add(&self, rows: usize) {
-        let done = self.done.fetch_add(rows, Ordering::Relaxed) + rows;
+    /// Counts `units` more done (a replay's `rows_done`, the search's `windows_done`).
+    pub(crate) fn add(&self, units: usize) {
+        let done = self.done.fetch_add(units, Ordering::Relaxed) + units;
         let share = (done as f64 / self.total.max(1) as f64).min(1.0);
         let mut guard = self
             .report
@@ -49,7 +50,7 @@ mod tests {
         let mut told = Vec::new();
         let mut record = |share: f64| told.push(share);
         {
-            let progress = ReplayProgress::new(400, &mut record);
+            let progress = SharedProgress::new(400, &mut record);
             rayon::join(
                 || (0..100).for_each(|_| progress.add(2)),
                 || (0..100).for_each(|_| progress.add(2)),

@@ -10,6 +10,7 @@
 use crate::cache_windows::cache_parts;
 use crate::choice::{start_has_lower_d, Priced, Pricing};
 use crate::pipeline::{OrderingStep, Stage};
+use crate::progress::SharedProgress;
 use crate::report::{CacheCheck, Kept, Side, SideReport, StartNearBound, TspReport};
 use crate::start::Start;
 use crate::windows::{windows_for, SampledLatencies};
@@ -77,7 +78,10 @@ impl Reorderer {
             let seconds = clock.elapsed().as_secs_f64();
             return Ok((p, SideReport::peer(input.side, seconds)));
         }
-        progress(&Stage::Graph { side: input.side });
+        progress(&Stage::Graph {
+            side,
+            fraction: 0.0,
+        });
         let start_order = self.start_order();
         let (start, windows) = match self.window {
             WindowSpec::Cache { bytes } => {
@@ -207,7 +211,12 @@ impl SideWork<'_> {
         let opts = GraphOptions::default()
             .with_neighbours(self.config.neighbours)
             .with_hub_limit(self.config.hub_limit);
-        let graph = WindowGraph::build(&start.pattern, &self.windows, &opts)?;
+        let side = self.side;
+        let mut searched = |fraction| progress(&Stage::Graph { side, fraction });
+        let search = SharedProgress::new(self.windows.len(), &mut searched);
+        let graph = WindowGraph::build_with_progress(&start.pattern, &self.windows, &opts, &|k| {
+            search.add(k)
+        })?;
         let graph_seconds = self.clock.elapsed().as_secs_f64();
         if priced.is_some() {
             let near = StartNearBound::of(&graph);

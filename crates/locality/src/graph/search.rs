@@ -13,8 +13,9 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-/// Runs the candidate search on every chunk of `items`, with top-K keys made by `rank`; returns
-/// each chunk's summary and candidates.
+/// Runs the candidate search on every chunk of `items`, with top-K keys made by `rank`, telling
+/// `windows_done` the windows of each chunk once searched; returns each chunk's summary and
+/// candidates.
 pub(super) fn search<O: Offset, R: Ranking>(
     footprints: &Footprints<'_>,
     index: &ColumnIndex<O>,
@@ -22,6 +23,7 @@ pub(super) fn search<O: Offset, R: Ranking>(
     stride: usize,
     rank: R,
     items: Vec<(Range<usize>, ChunkOutput<'_>)>,
+    windows_done: &(dyn Fn(usize) + Sync),
 ) -> Vec<(Summary, Vec<u32>)> {
     let search = CandidateSearch {
         footprints,
@@ -35,9 +37,12 @@ pub(super) fn search<O: Offset, R: Ranking>(
         small_kernel: (1..=overlap_kernel::MAX_KEEP).contains(&stride)
             && overlap_kernel::available(),
     };
-    options
-        .parallelism
-        .map(items, |(range, out)| search.run_chunk(range, out))
+    options.parallelism.map(items, |(range, out)| {
+        let windows = range.len();
+        let found = search.run_chunk(range, out);
+        windows_done(windows);
+        found
+    })
 }
 
 /// The three smallest footprints `(n(h), h)`, to bound the cost of non-overlapping pairs below.

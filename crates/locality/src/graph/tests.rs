@@ -262,3 +262,24 @@ fn hub_columns_are_bounded_and_counted() {
     assert_eq!(g.bounded_columns(), 11);
     assert!((0..n).all(|w| g.candidates(w).len() == 0));
 }
+
+#[test]
+fn progress_counts_every_window_searched_once() {
+    // A 100² grid in windows of 3 rows (3,334 windows, the last of one row): the chunks the
+    // search reports add up to the windows, and the graph is the one `build` makes.
+    let a = spmv_reorder_gen::poisson2d(100, 100).unwrap();
+    let windows = Windows::fixed(a.nrows(), 3).unwrap();
+    for par in [Parallelism::Sequential, Parallelism::Rayon] {
+        let opts = GraphOptions::default().with_parallelism(par);
+        let reports = std::sync::Mutex::new(Vec::new());
+        let record = |k: usize| reports.lock().unwrap().push(k);
+        let g = WindowGraph::build_with_progress(&a, &windows, &opts, &record).unwrap();
+        assert_eq!(g, WindowGraph::build(&a, &windows, &opts).unwrap());
+        let reports = reports.into_inner().unwrap();
+        assert_eq!(reports.iter().sum::<usize>(), windows.len());
+        assert!(
+            reports.len() > 1 && reports.iter().all(|&k| k > 0),
+            "{reports:?}"
+        );
+    }
+}
