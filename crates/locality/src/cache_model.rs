@@ -135,7 +135,6 @@ fn replay<T: Value>(
     assert_eq!(rows.len(), a.nrows(), "row permutation length");
     assert_eq!(cols.len(), a.ncols(), "column permutation length");
     let every = sample.usable(levels);
-    let mut caches: Vec<LruCache> = levels.iter().map(|l| LruCache::new(l, every)).collect();
     let mut misses = vec![0u64; levels.len()];
     let Some(first) = levels.first() else {
         return misses;
@@ -146,24 +145,9 @@ fn replay<T: Value>(
     );
     let line = first.line_bytes.max(1);
     let per_line = first.elements_per_line();
-    let most_sets = caches.iter().map(|c| c.sets).max().unwrap_or(1);
-    let [ptr_base, col_base, val_base, y_base] = stream_regions(a, first, most_sets);
-    // Touches `line` level by level; the number of levels it missed (none for a line the
-    // sample leaves out).
-    let hashed = HashedLines::new(every, most_sets);
-    let mut touch = |l: usize| {
-        let Some(l) = hashed.name(l) else {
-            return 0;
-        };
-        let mut missed = 0;
-        for cache in caches.iter_mut() {
-            if cache.access(l) {
-                break;
-            }
-            missed += 1;
-        }
-        missed
-    };
+    let mut hierarchy = Hierarchy::new(levels, every);
+    let [ptr_base, col_base, val_base, y_base] = stream_regions(a, first, hierarchy.most_sets);
+    let mut touch = |l: usize| hierarchy.touch(l);
     // Lines and elements per line are powers of two in every usual shape: shifts, not the
     // divisions that took about a third of the replay's own time.
     let (to_line, to_x_line) = (Divide::by(line), Divide::by(per_line));
@@ -175,7 +159,7 @@ fn replay<T: Value>(
     let mut k = 0usize;
     for (i, &old_row) in new_to_old.iter().enumerate() {
         if i % ROWS_PER_REPORT == 0 && i > 0 {
-            rows_done(ROWS_PER_REPORT);
+            report_rows(rows_done, ROWS_PER_REPORT);
         }
         ask_ahead(a, new_to_old, i, (!cols_as_read).then_some(col_pos));
         if streams {
@@ -200,9 +184,8 @@ fn replay<T: Value>(
             touch(y_base + to_line.of(i * 8));
         }
     }
-    let rows = new_to_old.len();
-    if rows > 0 {
-        rows_done(rows - (rows - 1) / ROWS_PER_REPORT * ROWS_PER_REPORT);
+    if let Some(last) = new_to_old.len().checked_sub(1) {
+        report_rows(rows_done, last % ROWS_PER_REPORT + 1);
     }
     for m in &mut misses {
         *m *= every as u64;
@@ -212,6 +195,51 @@ fn replay<T: Value>(
 
 /// How many rows [`replay`] gets through between two reports of its progress.
 const ROWS_PER_REPORT: usize = 1 << 16;
+
+/// Tells `rows_done` of `rows` more rows replayed; out of [`replay`]'s loop, which calls it
+/// once in 65,536 rows.
+#[cold]
+#[inline(never)]
+fn report_rows(rows_done: &(dyn Fn(usize) + Sync), rows: usize) {
+    rows_done(rows);
+}
+
+/// The cache levels of a replay, fed the lines of the sample's sets.
+struct Hierarchy {
+    caches: Vec<LruCache>,
+    hashed: HashedLines,
+    /// The sets of the level with the most.
+    most_sets: usize,
+}
+
+impl Hierarchy {
+    fn new(levels: &[CacheShape], every: usize) -> Self {
+        let caches: Vec<LruCache> = levels.iter().map(|l| LruCache::new(l, every)).collect();
+        let most_sets = caches.iter().map(|c| c.sets).max().unwrap_or(1);
+        Self {
+            caches,
+            hashed: HashedLines::new(every, most_sets),
+            most_sets,
+        }
+    }
+
+    /// Touches `line` level by level; the number of levels it missed (none for a line the
+    /// sample leaves out).
+    #[inline]
+    fn touch(&mut self, line: usize) -> usize {
+        let Some(line) = self.hashed.name(line) else {
+            return 0;
+        };
+        let mut missed = 0;
+        for cache in self.caches.iter_mut() {
+            if cache.access(line) {
+                break;
+            }
+            missed += 1;
+        }
+        missed
+    }
+}
 
 /// The first lines of the streams of `y = A·x` after `x` (`row_ptr`, `col_idx`, `values`, `y`),
 /// each region rounded up to a whole number of `sets` (as a page-aligned allocation starts at a

@@ -38,7 +38,6 @@ use std::ops::Range;
 mod rank;
 mod search;
 
-use rank::{NarrowOverlap, WideRank};
 use search::{search, ChunkOutput, Summary, CHUNK_OFFSET, CHUNK_SHIFT, MAX_CHUNKS};
 /// How the candidates of a window are ranked (ties always fall to the next criterion, then to the
 /// smaller window index, so the lists are deterministic).
@@ -257,37 +256,13 @@ impl<'a> WindowGraph<'a> {
         // footprint, which are all the first one wrote.
         let mut run = |index: &ColumnIndex<O>| -> (Summary, Vec<Vec<u32>>) {
             let items = chunk_outputs(&ranges, (&mut first, &mut counts), stride);
-            // Narrow keys whenever they order like the wide ones. Alone (before the min/max
-            // insertion of `TopK::offer`) they took cachegrind's count on the shuffled 64k-row
-            // grid, w=1 and variable windows, from 680M to 629M instructions and 5.97M to 5.72M
-            // mispredicts; their own time gain on the 1M-row grid was within the noise of a
-            // shared machine.
-            let summaries = match NarrowOverlap::new(options.rank, codec, &footprints) {
-                Some(narrow) => search(
-                    &footprints,
-                    index,
-                    options,
-                    stride,
-                    narrow,
-                    items,
-                    windows_done,
-                ),
-                None => {
-                    let wide = WideRank {
-                        rank: options.rank,
-                        codec,
-                    };
-                    search(
-                        &footprints,
-                        index,
-                        options,
-                        stride,
-                        wide,
-                        items,
-                        windows_done,
-                    )
-                }
-            };
+            let summaries = search(
+                (&footprints, index, codec),
+                options,
+                stride,
+                items,
+                windows_done,
+            );
             let (summaries, slots): (Vec<Summary>, Vec<Vec<u32>>) = summaries.into_iter().unzip();
             let summary = summaries
                 .into_iter()

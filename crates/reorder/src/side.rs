@@ -113,7 +113,8 @@ impl Reorderer {
 /// The rows of `pattern` in the order of the peer `method` (`None` for the TSP method), with the
 /// peers' published parameters: RCM from a pseudo-peripheral node, Gorder's window of 5 and its
 /// default hub threshold, degree by decreasing row length, METIS parts of `part_rows` rows.
-/// RCM and Gorder, which can take minutes, tell `done` the share of their work done.
+/// RCM and Gorder, which can take a while on large matrices, tell `done` the share of their work
+/// done.
 fn peer_order(
     method: Method,
     pattern: &CsrMatrix<()>,

@@ -1,4 +1,4 @@
-use super::rank::{nearest, Ranking, TopK};
+use super::rank::{nearest, NarrowOverlap, Ranking, TopK, WideRank};
 use super::*;
 use crate::accumulate::HASH_MAX_WORK;
 use crate::tests::spec_example;
