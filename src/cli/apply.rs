@@ -84,8 +84,8 @@ pub fn run(args: ApplyArgs) -> anyhow::Result<()> {
             (None, false) => String::new(),
         }
     );
-    progress.stage("permuting the matrix", Unit::Share, 0);
-    let permuted = permuted_file(&file, &rows, &cols, note)?;
+    progress.stage("permuting the matrix", Unit::Count, rows.len() as u64);
+    let permuted = permuted_file(&file, (&rows, &cols), note, &progress)?;
     progress.stage(format!("writing {}", args.output.display()), Unit::Count, 0);
     let write = WriteOptions {
         threads: args.threads,
@@ -146,15 +146,17 @@ fn read_perm(
 /// comments. Symmetric storage is kept when `rows` and `cols` are one permutation (which
 /// preserves symmetry), general storage otherwise.
 ///
+/// `progress`'s running stage counts the rows written.
+///
 /// # Errors
 /// When the permutations' lengths do not match the matrix.
 pub(super) fn permuted_file(
     file: &MatrixMarket,
-    rows: &Permutation,
-    cols: &Permutation,
+    (rows, cols): (&Permutation, &Permutation),
     note: String,
+    progress: &Progress,
 ) -> anyhow::Result<MatrixMarket> {
-    let mut out = file.permuted(rows, cols)?;
+    let mut out = file.permuted_with_progress(rows, cols, &|k| progress.add(k as u64))?;
     out.comments.push(note);
     Ok(out)
 }

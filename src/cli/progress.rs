@@ -117,18 +117,20 @@ impl Progress {
         };
         let template =
             format!("[{{elapsed_precise}}] {{msg}} {{wide_bar}} {{percent:>3}}%{counts}");
-        self.bar.set_style(
-            ProgressStyle::with_template(&template)
-                .expect("a valid template")
-                .progress_chars("=> "),
-        );
+        // The bar is drawn from another thread: the message and position change first, so that a
+        // drawing in between never shows the last stage's count against this one's total.
+        self.bar.set_message(message);
+        self.bar.set_position(0);
         self.bar.set_length(if unit == Unit::Share {
             SHARE_STEPS
         } else {
             total
         });
-        self.bar.set_position(0);
-        self.bar.set_message(message);
+        self.bar.set_style(
+            ProgressStyle::with_template(&template)
+                .expect("a valid template")
+                .progress_chars("=> "),
+        );
     }
 
     /// Sets how far the stage has come, and its total when it is known only now (0: keep).
@@ -149,6 +151,11 @@ impl Progress {
             Some(detail) => format!("{stage} ({detail})"),
             None => stage,
         });
+    }
+
+    /// Counts `done` more of the stage: safe from several threads at once, and never back.
+    pub fn add(&self, done: u64) {
+        self.bar.inc(done);
     }
 
     /// Sets a [`Unit::Share`] stage's share done, in `[0, 1]`.

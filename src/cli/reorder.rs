@@ -222,9 +222,10 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
     }
     // The reordered matrix, built only when something reads it (a summary alone does not).
     let needed = args.output.is_some() || args.spy.is_some() || args.bench;
-    progress.stage("permuting the matrix", Unit::Share, 0);
+    let rows = file.matrix.nrows() as u64;
+    progress.stage("permuting the matrix", Unit::Count, rows);
     let reordered = needed
-        .then(|| reordered_file(&file, &reordering))
+        .then(|| reordered_file(&file, &reordering, &progress))
         .transpose()?;
     if let Some((out, reordered)) = args.output.as_ref().zip(reordered.as_ref()) {
         write_output(out, reordered, args.threads, &progress)?;
@@ -449,8 +450,13 @@ fn output_plan(args: &ReorderArgs, input: &Path) -> anyhow::Result<OutputPlan> {
     Ok(plan)
 }
 
-/// The reordered matrix in the input's field, its comments saying how it was made.
-fn reordered_file(file: &MatrixMarket, r: &Reordering) -> anyhow::Result<MatrixMarket> {
+/// The reordered matrix in the input's field, its comments saying how it was made; `progress`
+/// counts the rows written.
+fn reordered_file(
+    file: &MatrixMarket,
+    r: &Reordering,
+    progress: &Progress,
+) -> anyhow::Result<MatrixMarket> {
     let rep = &r.report;
     let note = format!(
         " reordered by spmv-reorder {}: method {}, sampler {}, window {}, permutation {}, seed {}",
@@ -461,7 +467,7 @@ fn reordered_file(file: &MatrixMarket, r: &Reordering) -> anyhow::Result<MatrixM
         rep.permute,
         rep.seed
     );
-    super::apply::permuted_file(file, &r.rows, &r.cols, note)
+    super::apply::permuted_file(file, (&r.rows, &r.cols), note, progress)
 }
 
 /// The file of the columns' permutation: `--perm-out` with `.cols` appended, when the columns

@@ -71,6 +71,20 @@ impl MatrixMarket {
     /// # Errors
     /// [`SparseError::LengthMismatch`] when a permutation's length differs from the dimension.
     pub fn permuted(&self, rows: &Permutation, cols: &Permutation) -> Result<Self, SparseError> {
+        self.permuted_with_progress(rows, cols, &|_| {})
+    }
+
+    /// [`Self::permuted`], telling `rows_done` of the rows written, on any thread
+    /// ([`CsrMatrix::permute_with_progress`](spmv_reorder_sparse::CsrMatrix::permute_with_progress)).
+    ///
+    /// # Errors
+    /// As [`Self::permuted`].
+    pub fn permuted_with_progress(
+        &self,
+        rows: &Permutation,
+        cols: &Permutation,
+        rows_done: &(dyn Fn(usize) + Sync),
+    ) -> Result<Self, SparseError> {
         let symmetry = match rows == cols {
             true => self.header.symmetry,
             false => Symmetry::General,
@@ -81,7 +95,7 @@ impl MatrixMarket {
                 ..self.header
             },
             comments: self.comments.clone(),
-            matrix: self.matrix.permute(rows, cols)?,
+            matrix: self.matrix.permute_with_progress(rows, cols, rows_done)?,
         })
     }
 

@@ -116,7 +116,20 @@ impl AnyCsr {
     /// # Errors
     /// As [`CsrMatrix::permute`].
     pub fn permute(&self, rows: &Permutation, cols: &Permutation) -> Result<Self, SparseError> {
-        Ok(each_map!(self, m => m.permute(rows, cols)?))
+        self.permute_with_progress(rows, cols, &|_| {})
+    }
+    /// [`Self::permute`], telling `rows_done` of the rows written
+    /// ([`CsrMatrix::permute_with_progress`]).
+    ///
+    /// # Errors
+    /// As [`CsrMatrix::permute`].
+    pub fn permute_with_progress(
+        &self,
+        rows: &Permutation,
+        cols: &Permutation,
+        rows_done: &(dyn Fn(usize) + Sync),
+    ) -> Result<Self, SparseError> {
+        Ok(each_map!(self, m => m.permute_with_progress(rows, cols, rows_done)?))
     }
     /// The rows and columns that hold entries ([`Occupancy::of`]).
     ///

@@ -22,10 +22,24 @@ impl<T: Value> CsrMatrix<T> {
     /// # Errors
     /// [`SparseError::LengthMismatch`] when a permutation's length differs from the dimension.
     pub fn permute(&self, rows: &Permutation, cols: &Permutation) -> Result<Self, SparseError> {
+        self.permute_with_progress(rows, cols, &|_| {})
+    }
+
+    /// [`Self::permute`], calling `rows_done(k)` each time another block of `k` rows of `B` is
+    /// written, on any thread of the pool (the calls add up to the rows).
+    ///
+    /// # Errors
+    /// As [`Self::permute`].
+    pub fn permute_with_progress(
+        &self,
+        rows: &Permutation,
+        cols: &Permutation,
+        rows_done: &(dyn Fn(usize) + Sync),
+    ) -> Result<Self, SparseError> {
         check_len("row permutation", self.nrows(), rows.len())?;
         check_len("column permutation", self.ncols(), cols.len())?;
         let old_to_new_col = cols.old_to_new();
-        let b = self.with_rows_of(rows, |scratch, (c, v), (c_dst, v_dst)| {
+        let b = self.with_rows_of(rows, rows_done, |scratch, (c, v), (c_dst, v_dst)| {
             scratch.clear();
             scratch.extend(
                 c.iter()
@@ -51,10 +65,12 @@ impl<T: Value> CsrMatrix<T> {
     /// [`SparseError::LengthMismatch`] when the permutation's length differs from the row count.
     pub fn permute_rows(&self, rows: &Permutation) -> Result<Self, SparseError> {
         check_len("row permutation", self.nrows(), rows.len())?;
-        Ok(self.with_rows_of(rows, |_, (c, v), (c_dst, v_dst)| {
-            c_dst.copy_from_slice(c);
-            v_dst.copy_from_slice(v);
-        }))
+        Ok(
+            self.with_rows_of(rows, &|_| {}, |_, (c, v), (c_dst, v_dst)| {
+                c_dst.copy_from_slice(c);
+                v_dst.copy_from_slice(v);
+            }),
+        )
     }
 
     /// `B = P·A·Pᵀ`, the symmetric permutation that keeps a symmetric matrix symmetric.
@@ -75,7 +91,13 @@ impl<T: Value> CsrMatrix<T> {
     /// The matrix whose row `i` is `fill`ed from row `rows.new_to_old()[i]` of `self`: `fill`
     /// gets a scratch list of its thread, the old row's columns and values, and the new row's
     /// slots (as long as the old row), which it must fill with strictly increasing columns.
-    fn with_rows_of<F>(&self, rows: &Permutation, fill: F) -> Self
+    /// `rows_done` hears of each block of rows once filled.
+    fn with_rows_of<F>(
+        &self,
+        rows: &Permutation,
+        rows_done: &(dyn Fn(usize) + Sync),
+        fill: F,
+    ) -> Self
     where
         F: Fn(&mut Vec<(u32, T)>, (&[u32], &[T]), (&mut [u32], &mut [T])) + Sync,
     {
@@ -103,6 +125,7 @@ impl<T: Value> CsrMatrix<T> {
                     let dst = (&mut c_block[slots.clone()], &mut v_block[slots]);
                     fill(scratch, old, dst);
                 }
+                rows_done(w[1] - w[0]);
             });
         Self::new_unchecked(self.nrows(), self.ncols(), row_ptr, col_idx, values)
     }
@@ -155,6 +178,14 @@ mod tests {
                 .unwrap();
             let b = pool.install(|| a.permute(&p, &q)).unwrap();
             assert_eq!(b, expected);
+            // The blocks written add up to the rows, one report a block.
+            let blocks = std::sync::Mutex::new(Vec::new());
+            let record = |k: usize| blocks.lock().unwrap().push(k);
+            let c = pool.install(|| a.permute_with_progress(&p, &q, &record));
+            assert_eq!(c.unwrap(), expected);
+            let mut blocks = blocks.into_inner().unwrap();
+            blocks.sort_unstable();
+            assert_eq!(blocks, [17, ROWS_PER_TASK, ROWS_PER_TASK, ROWS_PER_TASK]);
             let rows_only = pool.install(|| a.permute_rows(&p)).unwrap();
             assert_eq!(rows_only, naive(&a, &p, &Permutation::identity(n)));
         }
