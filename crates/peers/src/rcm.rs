@@ -74,8 +74,8 @@ pub fn reverse_cuthill_mckee<T: Value>(
     reverse_cuthill_mckee_with_progress(a, start, &mut |_, _, _| {})
 }
 
-/// [`reverse_cuthill_mckee`], calling `progress(step, done, total)` as it goes: once as the graph
-/// is built (`0` of `1`), during each search for a start node that expands more than a
+/// [`reverse_cuthill_mckee`], calling `progress(step, done, total)` as it goes: once before the
+/// graph is built (`0` of `1`), during each search for a start node that expands more than a
 /// thousandth of its bound, and at most a thousand times while numbering, then once with every
 /// node numbered (`done == total`). The searches of a large component can take as long as the
 /// numbering, so each step has its own share.
