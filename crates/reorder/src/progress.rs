@@ -6,6 +6,15 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+/// `work` of `total` as a share (all of it when there is nothing to do).
+pub(crate) fn share(work: usize, total: usize) -> f64 {
+    if total == 0 {
+        1.0
+    } else {
+        work as f64 / total as f64
+    }
+}
+
 /// Work done on several threads at once, reported as a share of `total` that never goes back.
 pub(crate) struct SharedProgress<'a> {
     total: usize,
@@ -28,15 +37,16 @@ impl<'a> SharedProgress<'a> {
     /// Counts `units` more done (a replay's `rows_done`, the search's `windows_done`).
     pub(crate) fn add(&self, units: usize) {
         let done = self.done.fetch_add(units, Ordering::Relaxed) + units;
-        let share = (done as f64 / self.total.max(1) as f64).min(1.0);
+        // A rerun of the graph's search counts its windows again: the share stops at all of it.
+        let now = share(done, self.total).min(1.0);
         let mut guard = self
             .report
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         let (report, told) = &mut *guard;
-        if share > *told {
-            *told = share;
-            report(share);
+        if now > *told {
+            *told = now;
+            report(now);
         }
     }
 }

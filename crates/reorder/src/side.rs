@@ -10,7 +10,7 @@
 use crate::cache_windows::cache_parts;
 use crate::choice::{start_has_lower_d, Priced, Pricing};
 use crate::pipeline::{OrderingStep, Stage};
-use crate::progress::SharedProgress;
+use crate::progress::{share, SharedProgress};
 use crate::report::{CacheCheck, Kept, Side, SideReport, StartNearBound, TspReport};
 use crate::start::Start;
 use crate::windows::{windows_for, SampledLatencies};
@@ -149,21 +149,12 @@ pub(crate) fn rcm_with_progress(
     pattern: &CsrMatrix<()>,
     done: &mut (dyn FnMut(OrderingStep, f64) + Send),
 ) -> Result<Permutation, ReorderError> {
-    let mut searched = |step, work, total| done(OrderingStep::Rcm(step), share(work, total));
+    let mut stepped = |step, work, total| done(OrderingStep::Rcm(step), share(work, total));
     Ok(reverse_cuthill_mckee_with_progress(
         pattern,
         RcmStart::PseudoPeripheral,
-        &mut searched,
+        &mut stepped,
     )?)
-}
-
-/// `work` of `total` as a share (all of it when there is nothing to do).
-fn share(work: usize, total: usize) -> f64 {
-    if total == 0 {
-        1.0
-    } else {
-        work as f64 / total as f64
-    }
 }
 
 /// A TSP side once its windows are cut in the start order.
