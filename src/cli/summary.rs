@@ -75,6 +75,13 @@ impl Summary<'_> {
                 false => format!(", rows then sorted by length in blocks of {}", runs.block),
             };
         }
+        if let Some(s) = r.row_splits.filter(|s| s.spread) {
+            text += &format!(
+                ", pieces spread so that 2 to {} threads splitting rows evenly get even work \
+                 (heaviest thread {:.2}x -> {:.2}x its share)",
+                s.threads, s.imbalance_before, s.imbalance_after
+            );
+        }
         if let Some(c) = &r.coverage {
             text += &format!(
                 ", seen through a sample of {:.1}% of the nonzeros",

@@ -65,6 +65,10 @@
 //!   skipped.
 //! - **Length runs after the `tsp` order** ([`length_runs`], [`RunBlocks`]): rows sorted by
 //!   length let the branch ending each row's loop be predicted; `D` does not see that gain.
+//! - **Even row splits after the default's order** ([`row_split`],
+//!   [`Reorderer::row_split_threads`]): RCM gathers a power-law graph's hub rows, and kernels that
+//!   split rows evenly between threads (MKL, OpenMP `static`) then give one thread most of the
+//!   work; the order's pieces are laid down so that every thread count up to 16 gets an even share.
 //! - **The path pays for changes of row length** ([`Reorderer::length_change_cost`]), at about
 //!   the price of the `x` miss a changed column may bring.
 //! - **No Chained LK kicks by default**: they lowered `D` a little for about ten times the
@@ -86,6 +90,7 @@ mod pipeline;
 mod progress;
 mod reorderer;
 mod report;
+pub mod row_split;
 mod sampler;
 mod side;
 mod spec;
@@ -101,10 +106,11 @@ pub use error::ReorderError;
 pub use pipeline::{reorder, OrderingStep, Reordering, Stage};
 pub use reorderer::Reorderer;
 pub use report::{
-    CacheCheck, Kept, LengthRuns, ReorderReport, Side, SideReport, StartNearBound, TspReport,
+    CacheCheck, Kept, LengthRuns, ReorderReport, RowSplits, Side, SideReport, StartNearBound,
+    TspReport,
 };
 pub use sampler::SamplerChoice;
 pub use spec::{
     Method, PermuteMode, RunBlocks, StartOrder, WindowSpec, DEFAULT_CACHE_WINDOW_BYTES,
 };
-pub use tuning::{Tuning, DEFAULT_LENGTH_CHANGE_COST};
+pub use tuning::{Tuning, DEFAULT_LENGTH_CHANGE_COST, DEFAULT_ROW_SPLIT_THREADS};

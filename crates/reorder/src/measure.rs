@@ -4,7 +4,7 @@
 //! of several rows. `O(nnz)` each. Called by [`crate::pipeline`].
 
 use crate::progress::SharedProgress;
-use crate::report::{Kept, LengthRuns, ReorderReport, SideReport, TspReport};
+use crate::report::{Kept, LengthRuns, ReorderReport, RowSplits, SideReport, TspReport};
 use crate::windows::{windows_for, SampledLatencies};
 use crate::{Method, PermuteMode, ReorderError, Reorderer, StartOrder, WindowSpec};
 use spmv_reorder_locality::{distance_in_order, total_distance, windowed_distance, Parallelism};
@@ -25,6 +25,7 @@ pub(crate) struct Ordered<'a> {
     /// The block of the length runs made, when made.
     pub(crate) run_block: Option<usize>,
     pub(crate) length_runs: Option<LengthRuns>,
+    pub(crate) row_splits: Option<RowSplits>,
     pub(crate) row_report: Option<SideReport>,
     pub(crate) col_report: Option<SideReport>,
     pub(crate) coverage: Option<Coverage>,
@@ -81,6 +82,7 @@ impl Reorderer {
                 "cache-window parts in METIS's order (RCM inside)".to_string()
             } else {
                 self.order_in_words(returned, o.run_block, o.rows.len())
+                    + spread_in_words(o.row_splits)
             },
             x_misses_before,
             x_misses_after,
@@ -90,6 +92,7 @@ impl Reorderer {
             permute: o.mode,
             seed: self.seed,
             length_runs: o.length_runs,
+            row_splits: o.row_splits,
             reorder_seconds: o.reorder_seconds,
             sampling_seconds: o.sampling_seconds,
             d_before,
@@ -156,6 +159,14 @@ impl Reorderer {
         }
         let w = windows_for(self.window, pattern, latencies)?;
         Ok(Some(windowed_distance(pattern, &w, Parallelism::Rayon)?))
+    }
+}
+
+/// `", pieces spread over even row splits"` when the even row splits moved the pieces.
+fn spread_in_words(splits: Option<RowSplits>) -> &'static str {
+    match splits {
+        Some(s) if s.spread => ", pieces spread over even row splits",
+        _ => "",
     }
 }
 

@@ -12,7 +12,7 @@
 //! the `spmv-reorder` main job and the evaluation.
 
 use crate::measure::{d_in_order, Ordered};
-use crate::report::{LengthRuns, ReorderReport, Side, SideReport};
+use crate::report::{LengthRuns, ReorderReport, RowSplits, Side, SideReport};
 use crate::side::SideInput;
 use crate::windows::SampledLatencies;
 use crate::{PermuteMode, ReorderError, Reorderer, SamplerChoice};
@@ -139,6 +139,8 @@ impl Reorderer {
             .run_block(a.nrows(), a.ncols())
             .filter(|_| mode != PermuteMode::Cols);
         let (rows, before_runs) = sort_into_runs(a, rows, run_block)?;
+        let split_threads = self.split_threads().filter(|_| mode != PermuteMode::Cols);
+        let (rows, row_splits) = self.spread_if_uneven(a, rows, split_threads, run_block)?;
         let (cols, col_report) = match mode {
             PermuteMode::Symmetric => (rows.clone(), None),
             PermuteMode::Rows => (Permutation::identity(a.ncols()), None),
@@ -167,6 +169,7 @@ impl Reorderer {
                 latencies,
                 run_block,
                 length_runs,
+                row_splits,
                 row_report,
                 col_report,
                 coverage: sample.as_ref().map(|s| s.coverage.clone()),
@@ -250,6 +253,57 @@ fn sort_into_runs<T: Value>(
     };
     let sorted = crate::length_runs::sort_lengths_in_blocks(&rows, block, |r| a.row_nnz(r))?;
     Ok((sorted, Some(rows)))
+}
+
+impl Reorderer {
+    /// `rows` with its pieces spread over even row splits for `threads` ([`crate::row_split`])
+    /// when it is uneven beyond [`crate::Tuning::split_tolerance_percent`], and the figures of
+    /// the report. Pieces are cut between the length runs' blocks (`run_block`, when they do not
+    /// hold every row), anywhere otherwise.
+    fn spread_if_uneven<T: Value>(
+        &self,
+        a: &CsrMatrix<T>,
+        rows: Permutation,
+        threads: Option<usize>,
+        run_block: Option<usize>,
+    ) -> Result<(Permutation, Option<RowSplits>), ReorderError> {
+        use crate::row_split::{row_split_imbalance, spread_over_row_splits};
+        let Some(threads) = threads else {
+            return Ok((rows, None));
+        };
+        let length = |r| a.row_nnz(r);
+        let before = row_split_imbalance(&rows, threads, length);
+        let tolerance = 1.0 + self.tuning.split_tolerance_percent as f64 / 100.0;
+        if before <= tolerance {
+            let kept = RowSplits {
+                threads,
+                imbalance_before: before,
+                imbalance_after: before,
+                spread: false,
+            };
+            return Ok((rows, Some(kept)));
+        }
+        // Runs over every row are one sorted run: a cut anywhere keeps both halves sorted.
+        let block = run_block.filter(|&b| b < rows.len()).unwrap_or(1);
+        let spread = spread_over_row_splits(&rows, threads, block, length)?;
+        let after = row_split_imbalance(&spread, threads, length);
+        if after >= before {
+            let kept = RowSplits {
+                threads,
+                imbalance_before: before,
+                imbalance_after: before,
+                spread: false,
+            };
+            return Ok((rows, Some(kept)));
+        }
+        let splits = RowSplits {
+            threads,
+            imbalance_before: before,
+            imbalance_after: after,
+            spread: true,
+        };
+        Ok((spread, Some(splits)))
+    }
 }
 
 /// The per-column maximum sampled latency, for latency windows on the column side.

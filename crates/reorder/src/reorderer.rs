@@ -1,7 +1,7 @@
 //! [`Reorderer`]: the choices of a reordering, set one by one from the defaults the plain command
 //! line uses. [`crate::pipeline`] runs them. Each default is explained in `docs/tuning.md`.
 
-use crate::tuning::{Tuning, DEFAULT_LENGTH_CHANGE_COST};
+use crate::tuning::{Tuning, DEFAULT_LENGTH_CHANGE_COST, DEFAULT_ROW_SPLIT_THREADS};
 use crate::{Method, PermuteMode, RunBlocks, SamplerChoice, StartOrder, WindowSpec};
 use spmv_reorder_locality::{CacheModel, GraphOptions};
 use spmv_reorder_peers::DEFAULT_PART_ROWS;
@@ -27,6 +27,7 @@ pub struct Reorderer {
     pub(crate) start: Option<StartOrder>,
     pub(crate) cache_check: Option<CacheModel>,
     pub(crate) length_runs: Option<RunBlocks>,
+    pub(crate) row_split_threads: Option<usize>,
     pub(crate) length_change_cost: u32,
     pub(crate) tuning: Tuning,
     pub(crate) part_rows: usize,
@@ -57,6 +58,7 @@ impl Reorderer {
             start: None,
             cache_check: Some(CacheModel::default()),
             length_runs: None,
+            row_split_threads: None,
             length_change_cost: DEFAULT_LENGTH_CHANGE_COST,
             tuning: Tuning::default(),
             part_rows: DEFAULT_PART_ROWS,
@@ -153,6 +155,23 @@ impl Reorderer {
     pub fn length_runs(mut self, runs: Option<RunBlocks>) -> Self {
         self.length_runs = runs;
         self
+    }
+
+    /// After ordering and the length runs, lay the order's pieces down so that a kernel splitting
+    /// the rows evenly between 2 to `threads` threads gives each about the same nonzeros
+    /// ([`crate::row_split`]), when the order would give one thread more than
+    /// [`Tuning::split_tolerance_percent`] above the mean. Default `None`:
+    /// [`DEFAULT_ROW_SPLIT_THREADS`] for [`Method::Auto`], off otherwise; `Some(0)` or `Some(1)`:
+    /// off. Under a symmetric permutation the columns follow the rows.
+    pub fn row_split_threads(mut self, threads: Option<usize>) -> Self {
+        self.row_split_threads = threads;
+        self
+    }
+
+    /// The threads the even row splits serve, `None` when off.
+    pub(crate) fn split_threads(&self) -> Option<usize> {
+        let default = (self.method == Method::Auto).then_some(DEFAULT_ROW_SPLIT_THREADS);
+        self.row_split_threads.or(default).filter(|&t| t > 1)
     }
 
     /// What the TSP path pays, on top of `d(g, h)`, for each pair of consecutive rows of

@@ -37,6 +37,9 @@ pub struct ReorderReport {
     pub seed: u64,
     /// The length runs made after ordering ([`crate::Reorderer::length_runs`]); `None`: none.
     pub length_runs: Option<LengthRuns>,
+    /// How evenly kernels splitting the rows evenly share the nonzeros, before and after the even
+    /// row splits ([`crate::Reorderer::row_split_threads`]); `None`: not asked.
+    pub row_splits: Option<RowSplits>,
     /// Wall-clock seconds of the whole reordering (sampling, windows, graph, ordering).
     pub reorder_seconds: f64,
     /// Seconds of the sampling stage alone.
@@ -264,6 +267,21 @@ impl TspReport {
             improving_kicks: s.stats.improving_kicks,
         }
     }
+}
+
+/// The even row splits after ordering ([`crate::row_split`]).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct RowSplits {
+    /// The splits served: every thread count from 2 to this.
+    pub threads: usize,
+    /// The heaviest thread's nonzeros over the mean, over those thread counts, in the order
+    /// before this step ([`crate::row_split::row_split_imbalance`]).
+    pub imbalance_before: f64,
+    /// The same in the order returned.
+    pub imbalance_after: f64,
+    /// Whether the pieces were laid down anew (the order was uneven beyond
+    /// [`crate::Tuning::split_tolerance_percent`]).
+    pub spread: bool,
 }
 
 /// Rows sorted by length in blocks after ordering.

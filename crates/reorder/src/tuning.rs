@@ -48,6 +48,9 @@ pub struct Tuning {
     /// The fewest lines of `x` a line sample keeps with every nonzero (16,384: `x` of 1M `f64`
     /// is replayed on one line in 4, of 4M on one in 8; below 262,144 columns, every line).
     pub priced_x_lines_min: usize,
+    /// The even row splits are made only when a kernel splitting the rows evenly would give one
+    /// thread more than this many percent above the mean share of nonzeros (5).
+    pub split_tolerance_percent: u64,
 }
 
 impl Default for Tuning {
@@ -64,9 +67,14 @@ impl Default for Tuning {
             sampled_x_lines_min: 4096,
             priced_line_share: 8,
             priced_x_lines_min: 16_384,
+            split_tolerance_percent: 5,
         }
     }
 }
+
+/// The threads the default's even row splits serve ([`crate::Reorderer::row_split_threads`]):
+/// every count from 2 to 16 gets an even share of nonzeros within a few percent.
+pub const DEFAULT_ROW_SPLIT_THREADS: usize = 16;
 
 /// What the TSP path pays by default for a change of row length between consecutive rows, in
 /// changed columns ([`crate::Reorderer::length_change_cost`]; why 2: `docs/tuning.md`).
