@@ -7,7 +7,8 @@ the orders an independent user would try:
   - METIS's k-way partition order (pymetis, parts of 256 rows, rows numbered part by part);
 each as is and with the length runs of spmv-reorder's default (rows of each block of 128 positions
 sorted by length, stably), so that locality itself is compared; then spmv-reorder's default order
-(the binary's --perm-out), and the floor: the best peer's order with each row's k nonzeros moved to
+(the binary's --perm-out), RCM with runs spread over the same even row splits as the default's
+(so that the splits' gain at 2 threads is told apart from locality), and the floor: the best peer's order with each row's k nonzeros moved to
 columns i..i+k-1 (same row lengths, x read in sequence). Every order is timed with MKL's
 mkl_sparse_d_mv through sparse_dot_mkl, at 1 and 2 threads, in alternating rounds, and the script
 prints per matrix the median times, the best peer, and the default's ratio to the target
@@ -106,6 +107,71 @@ def with_runs(a, order):
     return order[np.lexsort((np.arange(len(order)), lengths, block))]
 
 
+def spread_over_row_splits(a, order, threads=16, block=RUN_BLOCK, tolerance=1.05):
+    """`order` as spmv-reorder's default spreads it for kernels splitting rows evenly between 2 to
+    `threads` threads (crates/reorder/src/row_split.rs): unchanged when no thread count gets more
+    than `tolerance` times its share of nonzeros; else cut into pieces of at most 1/(16·threads) of
+    the nonzeros and of the rows, at multiples of `block` (between rows in a block holding that
+    share alone), and the dense and light pieces laid down in their order so that the nonzeros
+    follow the rows."""
+    import numpy as np
+
+    n = len(order)
+    prefix = np.concatenate([[0], np.cumsum(np.diff(a.indptr)[order])])
+    total = int(prefix[-1])
+
+    def imbalance(o_prefix):
+        worst = 1.0
+        for t in range(2, threads + 1):
+            cuts = (np.arange(t + 1) * n) // t
+            worst = max(worst, np.diff(o_prefix[cuts]).max() * t / max(total, 1))
+        return worst
+
+    if total == 0 or imbalance(prefix) <= tolerance:
+        return order
+    pieces_max = 16 * threads
+    rows_max = max(n // pieces_max, block)
+    def full(s, e):
+        return (int(prefix[e]) - int(prefix[s])) * pieces_max >= total
+
+    pieces, start = [], 0
+    while start < n:
+        block_end = min(start + block, n)
+        if full(start, block_end):  # a block holding a piece's share alone: cut between rows
+            s = start
+            while s < block_end:
+                e = s + 1
+                while e < block_end and not full(s, e):
+                    e += 1
+                pieces.append((s, e))
+                s = e
+            start = block_end
+            continue
+        end = block_end
+        while end < n and end - start < rows_max and not full(start, end):
+            nxt = min(end + block, n)
+            if full(end, nxt):
+                break
+            end = nxt
+        pieces.append((start, end))
+        start = end
+    dense = [p for p in pieces if (prefix[p[1]] - prefix[p[0]]) * n > total * (p[1] - p[0])]
+    light = [p for p in pieces if (prefix[p[1]] - prefix[p[0]]) * n <= total * (p[1] - p[0])]
+    out, placed_nnz, placed_rows, d, li = [], 0, 0, 0, 0
+    while d < len(dense) or li < len(light):
+        behind = placed_nnz * n <= total * placed_rows
+        if d < len(dense) and (behind or li == len(light)):
+            s, e = dense[d]
+            d += 1
+        else:
+            s, e = light[li]
+            li += 1
+        out.append(order[s:e])
+        placed_nnz += int(prefix[e] - prefix[s])
+        placed_rows += e - s
+    return np.concatenate(out)
+
+
 def permute(a, order):
     b = a[order][:, order].tocsr()
     b.sort_indices()
@@ -166,6 +232,9 @@ def evaluate(path, binary, mkl, threads, reps):
     orders = {"rcm": rcm(a, s), "gp": metis_partition_order(a, s)}
     for k in list(orders):
         orders[k + " runs"] = with_runs(a, orders[k])
+    # The default's even row splits applied to the best locality peer, so that the splits' gain is
+    # told apart from locality (the peers of the target are the four orders above).
+    orders["rcm runs split"] = spread_over_row_splits(a, orders["rcm runs"])
     orders["default"], cost = default_order(binary, path)
     mats = {"input": a} | {k: permute(a, p) for k, p in orders.items()}
     peers = ["rcm", "rcm runs", "gp", "gp runs"]
@@ -185,6 +254,8 @@ def evaluate(path, binary, mkl, threads, reps):
               f"{times['default'] / target:.3f}x the target, {times['default'] / times['input']:.3f}x "
               f"the input's; best peer {times[best] / floor:.2f}x the floor; default's cost "
               f"{cost / times['input']:.0f} products of the input")
+        print(f"         default {times['default'] / times['rcm runs split']:.3f}x the time of RCM with "
+              f"runs and the same even row splits")
         ratios[t] = (times["default"] / target, times["default"] / times["input"])
     return ratios
 

@@ -96,11 +96,14 @@ class Reorderer:
         cache_check: ``False`` returns the TSP path as found, without the cache model's choice.
         length_runs: sort rows by length in blocks of B positions (int, 0 = off) or ``"auto"``.
         length_change_cost: what the path pays for each change of row length.
+        row_split_threads: spread the nonzeros evenly over the rows for kernels splitting rows
+            evenly between up to N threads (0 = off; default 16 for ``auto``, off otherwise).
     """
 
     def __init__(self, method=None, *, sampler=None, window=None, permute=None, seed=None,
                  threads=None, time_limit=None, neighbours=None, hub_limit=None, kicks=None,
-                 start=None, cache_check=None, length_runs=None, length_change_cost=None):
+                 start=None, cache_check=None, length_runs=None, length_change_cost=None,
+                 row_split_threads=None):
         if cache_check is not None and not isinstance(cache_check, bool):
             raise TypeError(f"cache_check must be True or False, got {cache_check!r}")
         if isinstance(window, int) and not isinstance(window, bool):
@@ -123,6 +126,7 @@ class Reorderer:
             "cache_check": cache_check,
             "length_change_cost": _convert.integer("length_change_cost", length_change_cost,
                                                    maximum=_U32),
+            "row_split_threads": _convert.integer("row_split_threads", row_split_threads),
         }
 
     def run(self, a):

@@ -31,6 +31,7 @@ pub(crate) struct Options {
     kicks: Option<u64>,
     cache_check: Option<bool>,
     length_change_cost: Option<u32>,
+    row_split_threads: Option<usize>,
 }
 
 impl Options {
@@ -101,6 +102,9 @@ impl Options {
         }
         if let Some(c) = self.length_change_cost {
             r = r.length_change_cost(c);
+        }
+        if self.row_split_threads.is_some() {
+            r = r.row_split_threads(self.row_split_threads);
         }
         Ok(r)
     }

@@ -128,6 +128,9 @@ def test_options_reach_the_library(shuffled):
     assert rep["rows"]["tsp"]["kicks"] <= 3
     assert_law(shuffled, r.perm)
     assert sr.Reorderer(method="rcm").run(shuffled).report["method"] == "rcm"
+    splits = sr.Reorderer(method="rcm", row_split_threads=4).run(shuffled).report["row_splits"]
+    assert splits["threads"] == 4
+    assert sr.Reorderer(row_split_threads=0).run(shuffled).report["row_splits"] is None
 
 
 @pytest.mark.parametrize("kwargs, error", [

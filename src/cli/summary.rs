@@ -76,11 +76,7 @@ impl Summary<'_> {
             };
         }
         if let Some(s) = r.row_splits.filter(|s| s.spread) {
-            text += &format!(
-                ", pieces spread so that 2 to {} threads splitting rows evenly get even work \
-                 (heaviest thread {:.2}x -> {:.2}x its share)",
-                s.threads, s.imbalance_before, s.imbalance_after
-            );
+            text += &format!(", even row splits for 2-{} threads", s.threads);
         }
         if let Some(c) = &r.coverage {
             text += &format!(

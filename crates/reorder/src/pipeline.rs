@@ -259,7 +259,8 @@ impl Reorderer {
     /// `rows` with its pieces spread over even row splits for `threads` ([`crate::row_split`])
     /// when it is uneven beyond [`crate::Tuning::split_tolerance_percent`], and the figures of
     /// the report. Pieces are cut between the length runs' blocks (`run_block`, when they do not
-    /// hold every row), anywhere otherwise.
+    /// hold every row), else between blocks of [`crate::Tuning::run_block`] rows; a matrix of
+    /// fewer rows than `threads` such blocks is left as it is.
     fn spread_if_uneven<T: Value>(
         &self,
         a: &CsrMatrix<T>,
@@ -274,7 +275,12 @@ impl Reorderer {
         let length = |r| a.row_nnz(r);
         let before = row_split_imbalance(&rows, threads, length);
         let tolerance = 1.0 + self.tuning.split_tolerance_percent as f64 / 100.0;
-        if before <= tolerance {
+        // Runs over every row are cut between blocks of the automatic runs' length all the same.
+        let block = run_block
+            .filter(|&b| b < rows.len())
+            .unwrap_or(self.tuning.run_block);
+        // A thread's rows would be fewer than one piece: too small a product to split.
+        if before <= tolerance || rows.len() < threads * block {
             let kept = RowSplits {
                 threads,
                 imbalance_before: before,
@@ -283,8 +289,6 @@ impl Reorderer {
             };
             return Ok((rows, Some(kept)));
         }
-        // Runs over every row are one sorted run: a cut anywhere keeps both halves sorted.
-        let block = run_block.filter(|&b| b < rows.len()).unwrap_or(1);
         let spread = spread_over_row_splits(&rows, threads, block, length)?;
         let after = row_split_imbalance(&spread, threads, length);
         if after >= before {

@@ -279,8 +279,8 @@ pub struct RowSplits {
     pub imbalance_before: f64,
     /// The same in the order returned.
     pub imbalance_after: f64,
-    /// Whether the pieces were laid down anew (the order was uneven beyond
-    /// [`crate::Tuning::split_tolerance_percent`]).
+    /// Whether the pieces were laid down anew: the order was uneven beyond
+    /// [`crate::Tuning::split_tolerance_percent`] and has rows enough for a piece per thread.
     pub spread: bool,
 }
 
