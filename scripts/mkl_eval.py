@@ -240,7 +240,7 @@ def evaluate(path, binary, mkl, threads, reps):
     peers = ["rcm", "rcm runs", "gp", "gp runs"]
     print(f"\n## {os.path.basename(path)}: {a.shape[0]} rows, {a.nnz} nonzeros; "
           f"default ordered in {cost:.2f} s")
-    print(f"{'threads':8}" + "".join(f"{k:>11}" for k in mats) + f"{'floor':>11}")
+    print(f"{'threads':8}" + "".join(f"{k:>15}" for k in mats) + f"{'floor':>15}")
     ratios = {}
     for t in threads:
         times = timed(mats, t, mkl, reps)
@@ -248,8 +248,8 @@ def evaluate(path, binary, mkl, threads, reps):
         pair = timed({"best": mats[best], "floor": floor_twin(mats[best])}, t, mkl, reps)
         floor = times[best] * pair["floor"] / pair["best"]
         target = max(0.91 * times[best], 1.05 * floor)
-        print(f"{t:<8}" + "".join(f"{v * 1e3:11.2f}" for v in times.values())
-              + f"{floor * 1e3:11.2f}")
+        print(f"{t:<8}" + "".join(f"{v * 1e3:15.2f}" for v in times.values())
+              + f"{floor * 1e3:15.2f}")
         print(f"         best peer {best}; default {times['default'] / times[best]:.3f}x its time, "
               f"{times['default'] / target:.3f}x the target, {times['default'] / times['input']:.3f}x "
               f"the input's; best peer {times[best] / floor:.2f}x the floor; default's cost "

@@ -40,8 +40,9 @@ pub struct EvaluateArgs {
     /// method, then optional changes separated by spaces: a sampler, `start=greedy|given|rcm`,
     /// `window=SPEC`, `check=off` (return the TSP path without the cache check), `kicks=N` (at
     /// most N Chained Lin-Kernighan kicks; `kicks=n`: one per window), `runs=B` (rows sorted by
-    /// length in blocks of B after ordering, `runs=0` for none: see `--length-runs`),
-    /// `length-cost=W` (see `--length-change-cost`). E.g.
+    /// length in blocks of B after ordering, `runs=0` for none: see `--length-runs`), `splits=N`
+    /// (even row splits, `splits=0` for none: see `--row-split-threads`), `length-cost=W` (see
+    /// `--length-change-cost`). E.g.
     /// `--ordering rcm --ordering 'tsp start=rcm'`. The identity (the baseline) is always
     /// included.
     #[arg(long = "ordering", value_name = "SPEC")]

@@ -29,7 +29,8 @@ impl Candidate {
     /// `check=off` (no cache check: the TSP path is returned as found), `kicks=N` (at most `N`
     /// Chained Lin-Kernighan kicks; `kicks=n`: one per window), `runs=B` (rows sorted by length
     /// in blocks of `B`, `runs=0` for none, `runs=auto` as the default `tsp`:
-    /// [`Reorderer::length_runs`]), `length-cost=W` (the
+    /// [`Reorderer::length_runs`]), `splits=N` (even row splits for 2 to `N` threads, `splits=0`
+    /// for none: [`Reorderer::row_split_threads`]), `length-cost=W` (the
     /// path's price of a change of row length: [`Reorderer::length_change_cost`]).
     /// For example `tsp`, `tsp random:0.02`, `tsp start=rcm window=var`, `rcm`. The label is the
     /// spelling with single spaces.
@@ -52,6 +53,8 @@ impl Candidate {
                 reorderer.max_kicks(parse_kicks(k)?)
             } else if let Some(b) = t.strip_prefix("runs=") {
                 reorderer.length_runs(Some(b.parse::<RunBlocks>()?))
+            } else if let Some(n) = t.strip_prefix("splits=") {
+                reorderer.row_split_threads(Some(parse_count::<usize>("splits", n)?))
             } else if let Some(n) = t.strip_prefix("parts=") {
                 reorderer.part_rows(parse_count::<usize>("parts", n)?)
             } else if let Some(w) = t.strip_prefix("length-cost=") {
@@ -548,6 +551,8 @@ mod tests {
         assert_eq!(c.label, "tsp random:0.02 start=given window=var check=off");
         assert_eq!(c.reorderer.start_order(), StartOrder::Given);
         assert_eq!(Candidate::parse("rcm", &base).unwrap().label, "rcm");
+        let unsplit = Candidate::parse("auto splits=0", &base).unwrap().reorderer;
+        assert_eq!(unsplit.run(&poisson2d(4, 4).unwrap()).unwrap().report.row_splits, None);
         let kicked = Candidate::parse("tsp kicks=50 check=off", &base).unwrap();
         assert_eq!(kicked.label, "tsp kicks=50 check=off");
         let a = poisson2d(12, 12).unwrap();
@@ -568,6 +573,7 @@ mod tests {
             "tsp kicks=many",
             "tsp runs=-2",
             "tsp runs=all",
+            "auto splits=-1",
             "tsp length-cost=4294967296",
             "tsp length-cost=two",
         ] {
