@@ -80,6 +80,8 @@ def reorder(src, dst, spelling):
             cmd += ["--no-cache-check"]
         elif w.startswith("runs="):
             cmd += ["--length-runs", w[len("runs="):]]
+        elif w.startswith("splits="):
+            cmd += ["--row-split-threads", w[len("splits="):]]
         else:
             cmd += ["--sampler", w]
     run(cmd)
