@@ -3,7 +3,8 @@
 
 For each matrix given, runs `spmv-reorder FILE --perm-out P --report R` with full information and
 with `--sampler random:0.02`, alternating, REPS times each, and reads the report's
-`reorder_seconds` (sampling, ordering and length runs; not reading, measuring or writing). Each round
+`reorder_seconds` (sampling, ordering, length runs and even row splits; not reading, measuring or
+writing). Each round
 then times one product of the input with `spmv-reorder bench FILE` (the best kernel's median at
 --threads); prints the median cost in seconds and in products of the round's product, and whether
 the two permutations are the same.

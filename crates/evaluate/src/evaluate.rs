@@ -552,7 +552,14 @@ mod tests {
         assert_eq!(c.reorderer.start_order(), StartOrder::Given);
         assert_eq!(Candidate::parse("rcm", &base).unwrap().label, "rcm");
         let unsplit = Candidate::parse("auto splits=0", &base).unwrap().reorderer;
-        assert_eq!(unsplit.run(&poisson2d(4, 4).unwrap()).unwrap().report.row_splits, None);
+        assert_eq!(
+            unsplit
+                .run(&poisson2d(4, 4).unwrap())
+                .unwrap()
+                .report
+                .row_splits,
+            None
+        );
         let kicked = Candidate::parse("tsp kicks=50 check=off", &base).unwrap();
         assert_eq!(kicked.label, "tsp kicks=50 check=off");
         let a = poisson2d(12, 12).unwrap();
