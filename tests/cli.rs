@@ -327,6 +327,38 @@ fn main_job_peers_and_independent_permutations() {
         dir.path(),
     );
     assert!(!ok && err.contains("--part-rows"), "{err}");
+    for threads in ["4097", "many"] {
+        let (ok, _, err) = run(
+            &[
+                input.to_str().unwrap(),
+                "--row-split-threads",
+                threads,
+                "-q",
+            ],
+            dir.path(),
+        );
+        assert!(
+            !ok && err.contains("--row-split-threads"),
+            "{threads}: {err}"
+        );
+    }
+    let (ok, _, err) = run(
+        &[
+            input.to_str().unwrap(),
+            "--row-split-threads",
+            "0",
+            "--report",
+            "s.json",
+            "-q",
+        ],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    let report = std::fs::read_to_string(dir.path().join("s.json")).unwrap();
+    assert!(
+        report.contains("\"row_splits\": null") || report.contains("\"row_splits\":null"),
+        "{report}"
+    );
     let (ok, _, err) = run(
         &[
             input.to_str().unwrap(),

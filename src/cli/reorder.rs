@@ -11,6 +11,7 @@ use spmv_reorder::mtx::{
 };
 use spmv_reorder::peers::DEFAULT_PART_ROWS;
 use spmv_reorder::plot::{spy_png, SpyOptions};
+use spmv_reorder::reorder::row_split::MAX_SPLIT_THREADS;
 use spmv_reorder::reorder::{
     Method, PermuteMode, Reorderer, Reordering, RunBlocks, SamplerChoice, Stage, StartOrder,
     Tuning, WindowSpec, DEFAULT_LENGTH_CHANGE_COST,
@@ -157,8 +158,9 @@ pub struct ReorderArgs {
     /// of the work. The order's pieces are laid down anew, each keeping its rows' order, when one
     /// of 2 to N threads would get more than 5% above its share. Default: 16 for the auto method,
     /// off otherwise.
-    #[arg(long, value_name = "N", hide_short_help = true)]
-    row_split_threads: Option<usize>,
+    #[arg(long, value_name = "N", hide_short_help = true,
+          value_parser = clap::value_parser!(u16).range(0..=MAX_SPLIT_THREADS as i64))]
+    row_split_threads: Option<u16>,
     /// What the TSP path pays for each change of row length between consecutive rows.
     ///
     /// In changed columns, on top of the columns that change (0: the path minimises D alone).
@@ -415,7 +417,7 @@ fn reorderer(args: &ReorderArgs) -> anyhow::Result<Reorderer> {
         .start(args.start)
         .cache_check((!args.no_cache_check).then(CacheModel::default))
         .length_runs(args.length_runs)
-        .row_split_threads(args.row_split_threads)
+        .row_split_threads(args.row_split_threads.map(usize::from))
         .length_change_cost(args.length_change_cost)
         .part_rows(args.part_rows as usize))
 }

@@ -260,7 +260,10 @@ impl Reorderer {
     /// when it is uneven beyond [`crate::Tuning::split_tolerance_percent`], and the figures of
     /// the report. Pieces are cut between the length runs' blocks (`run_block`, when they do not
     /// hold every row), else between blocks of [`crate::Tuning::run_block`] rows; a matrix of
-    /// fewer rows than `threads` such blocks is left as it is.
+    /// fewer rows than `threads` such blocks is left as it is. At most [`MAX_SPLIT_THREADS`]
+    /// threads are served.
+    ///
+    /// [`MAX_SPLIT_THREADS`]: crate::row_split::MAX_SPLIT_THREADS
     fn spread_if_uneven<T: Value>(
         &self,
         a: &CsrMatrix<T>,
@@ -268,45 +271,33 @@ impl Reorderer {
         threads: Option<usize>,
         run_block: Option<usize>,
     ) -> Result<(Permutation, Option<RowSplits>), ReorderError> {
-        use crate::row_split::{row_split_imbalance, spread_over_row_splits};
-        let Some(threads) = threads else {
+        use crate::row_split::{row_split_imbalance, spread_over_row_splits, MAX_SPLIT_THREADS};
+        let Some(threads) = threads.map(|t| t.min(MAX_SPLIT_THREADS)) else {
             return Ok((rows, None));
         };
-        let length = |r| a.row_nnz(r);
-        let before = row_split_imbalance(&rows, threads, length);
-        let tolerance = 1.0 + self.tuning.split_tolerance_percent as f64 / 100.0;
-        // Runs over every row are cut between blocks of the automatic runs' length all the same.
+        // Runs over every row are one sorted run: its pieces are cut every `run_block` rows.
         let block = run_block
             .filter(|&b| b < rows.len())
             .unwrap_or(self.tuning.run_block);
-        // A thread's rows would be fewer than one piece: too small a product to split.
-        if before <= tolerance || rows.len() < threads * block {
-            let kept = RowSplits {
-                threads,
-                imbalance_before: before,
-                imbalance_after: before,
-                spread: false,
-            };
-            return Ok((rows, Some(kept)));
-        }
-        let spread = spread_over_row_splits(&rows, threads, block, length)?;
-        let after = row_split_imbalance(&spread, threads, length);
-        if after >= before {
-            let kept = RowSplits {
-                threads,
-                imbalance_before: before,
-                imbalance_after: before,
-                spread: false,
-            };
-            return Ok((rows, Some(kept)));
-        }
-        let splits = RowSplits {
+        let length = |r| a.row_nnz(r);
+        let before = row_split_imbalance(&rows, threads, length);
+        let splits = |after, spread| RowSplits {
             threads,
             imbalance_before: before,
             imbalance_after: after,
-            spread: true,
+            spread,
         };
-        Ok((spread, Some(splits)))
+        let tolerance = 1.0 + self.tuning.split_tolerance_percent as f64 / 100.0;
+        // Fewer rows than a piece per thread: too small a product to split.
+        if before <= tolerance || rows.len() < threads * block {
+            return Ok((rows, Some(splits(before, false))));
+        }
+        let spread = spread_over_row_splits(&rows, threads, block, length)?;
+        let after = row_split_imbalance(&spread, threads, length);
+        Ok(match after < before {
+            true => (spread, Some(splits(after, true))),
+            false => (rows, Some(splits(before, false))),
+        })
     }
 }
 

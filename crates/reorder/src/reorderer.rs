@@ -162,7 +162,8 @@ impl Reorderer {
     /// ([`crate::row_split`]), when the order would give one thread more than
     /// [`Tuning::split_tolerance_percent`] above the mean. Default `None`:
     /// [`DEFAULT_ROW_SPLIT_THREADS`] for [`Method::Auto`], off otherwise; `Some(0)` or `Some(1)`:
-    /// off. Under a symmetric permutation the columns follow the rows.
+    /// off; more than [`crate::row_split::MAX_SPLIT_THREADS`] are served as that many. Under a
+    /// symmetric permutation the columns follow the rows.
     pub fn row_split_threads(mut self, threads: Option<usize>) -> Self {
         self.row_split_threads = threads;
         self

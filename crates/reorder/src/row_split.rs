@@ -19,6 +19,10 @@
 
 use spmv_reorder_sparse::{Permutation, SparseError};
 
+/// The most threads [`crate::Reorderer::row_split_threads`] serves; more are served as this many
+/// (checking the splits costs `O(threads²)`, and no machine this tool meets splits rows finer).
+pub const MAX_SPLIT_THREADS: usize = 4096;
+
 /// Pieces per thread of [`spread_over_row_splits`]: enough that a split's nonzeros miss their
 /// share by a few percent at most.
 pub const PIECES_PER_THREAD: usize = 16;
@@ -26,7 +30,7 @@ pub const PIECES_PER_THREAD: usize = 16;
 /// The heaviest share of nonzeros any kernel splitting `order`'s rows evenly between `t` threads
 /// gives one thread, relative to the mean `nnz / t`, over every `t` from 2 to `threads`
 /// (1.0: perfectly even; 1.0 as well when there are no nonzeros or fewer than 2 threads).
-/// Thread `k` of `t` holds the positions `k·n/t .. (k+1)·n/t`, rounded down.
+/// Thread `k` of `t` holds the positions `k·n/t .. (k+1)·n/t`, rounded down. `O(n + threads²)`.
 pub fn row_split_imbalance(
     order: &Permutation,
     threads: usize,
@@ -68,7 +72,11 @@ pub fn spread_over_row_splits(
 ) -> Result<Permutation, SparseError> {
     assert!(block > 0, "a piece holds at least one row");
     let prefix = nonzeros_before(order, length);
-    let pieces = cut_pieces(&prefix, PIECES_PER_THREAD * threads.max(1), block);
+    let pieces = cut_pieces(
+        &prefix,
+        PIECES_PER_THREAD.saturating_mul(threads.max(1)),
+        block,
+    );
     let (n, total) = (order.len() as u128, prefix[order.len()] as u128);
     let dense =
         |&(s, e): &(usize, usize)| (prefix[e] - prefix[s]) as u128 * n > total * (e - s) as u128;
