@@ -7,12 +7,13 @@
 //! RCM gathers the heaviest rows of a power-law graph in the middle levels of its search, and a
 //! banded matrix whose rows grow denser towards its centre keeps that shape in any band order: on
 //! R-MAT scale 20 the first half of RCM's rows holds a sixth of the nonzeros, and MKL at 2 threads
-//! runs RCM's order 1.5 times slower than the same order with its pieces spread
+//! runs RCM's order about 1.6 times slower than the same order with its pieces spread
 //! (`docs/evaluation.md`).
 //!
 //! How: the order is cut into pieces, each a run of consecutive positions holding at most
-//! `nnz / (16 · threads)` nonzeros and `n / (16 · threads)` rows, cut only at multiples of `block`
-//! so that length runs stay whole. Pieces denser than the matrix and pieces lighter than it keep
+//! `nnz / (16 · threads)` nonzeros and `n / (16 · threads)` rows, cut at multiples of `block` so
+//! that length runs stay whole (between rows only in a block that alone holds a piece's share of
+//! nonzeros: a few hub rows). Pieces denser than the matrix and pieces lighter than it keep
 //! their order in two queues, and are laid down from whichever queue brings the nonzeros placed so
 //! far back to the rows placed so far times the matrix's density. Every piece keeps its rows'
 //! order, so the locality the ordering made is kept everywhere but at the seams (a few hundred).
@@ -55,8 +56,8 @@ pub fn row_split_imbalance(
 
 /// `order` with its pieces laid down so that the nonzeros follow the rows evenly (the module's
 /// description): balanced for every thread count up to about `threads`. `block` is the run length
-/// pieces are cut at multiples of (the length runs' block, or 1). An order already even gets its
-/// pieces back in the same order.
+/// pieces are cut at multiples of (the length runs' block, or 1). An order none of whose pieces is
+/// denser than the whole comes back unchanged.
 ///
 /// # Errors
 /// None in practice: the result is a permutation by construction, and the error of
@@ -85,14 +86,14 @@ pub fn spread_over_row_splits(
     let old = order.new_to_old();
     let mut new_to_old = Vec::with_capacity(old.len());
     let (mut placed_nnz, mut placed_rows) = (0u128, 0u128);
-    while heavy.peek().is_some() || light.peek().is_some() {
+    loop {
         // Behind the even line, or out of light pieces: a dense piece catches up.
         let behind = placed_nnz * n <= total * placed_rows;
         let next = match heavy.peek().is_some() && (behind || light.peek().is_none()) {
             true => heavy.next(),
             false => light.next(),
         };
-        let (s, e) = next.expect("one queue is not empty");
+        let Some((s, e)) = next else { break };
         placed_nnz += (prefix[e] - prefix[s]) as u128;
         placed_rows += (e - s) as u128;
         new_to_old.extend_from_slice(&old[s..e]);
