@@ -34,6 +34,10 @@ use spmv_reorder_peers::{reverse_cuthill_mckee, RcmStart};
 use spmv_reorder_sparse::{CsrMatrix, Permutation};
 use std::time::{Duration, Instant};
 
+/// Large arrays on transparent huge pages, as the `spmv-reorder` binary has them.
+#[global_allocator]
+static ALLOC: spmv_reorder_sparse::HugePageAlloc = spmv_reorder_sparse::HugePageAlloc;
+
 /// The cache check's replays, in SpMV-equivalents side by side, on the shuffled 100³ grid
 /// (figures in docs/results.md).
 const CHECK_TARGET: f64 = 15.0;

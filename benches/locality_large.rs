@@ -34,6 +34,10 @@ use spmv_reorder_spmv::{Kernel, Par, Pinning, SpmvPlan, ThreadTeam, Topology};
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// Large arrays on transparent huge pages, as the `spmv-reorder` binary has them.
+#[global_allocator]
+static ALLOC: spmv_reorder_sparse::HugePageAlloc = spmv_reorder_sparse::HugePageAlloc;
+
 /// The block of the length runs the peers get, the default's block where `x` exceeds L2.
 const RUN_BLOCK: usize = 128;
 

@@ -20,6 +20,10 @@ use spmv_reorder_sparse::{AnyCsr, CsrMatrix, Value};
 use std::path::Path;
 use std::time::Instant;
 
+/// Large arrays on transparent huge pages, as the `spmv-reorder` binary has them.
+#[global_allocator]
+static ALLOC: spmv_reorder_sparse::HugePageAlloc = spmv_reorder_sparse::HugePageAlloc;
+
 fn main() {
     let args: Vec<String> = std::env::args()
         .skip(1)

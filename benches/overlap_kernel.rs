@@ -23,6 +23,10 @@ use spmv_reorder_sparse::overlap_kernel::{available, rank, OverlapLists, PADDING
 use std::ops::Range;
 use std::time::Instant;
 
+/// Large arrays on transparent huge pages, as the `spmv-reorder` binary has them.
+#[global_allocator]
+static ALLOC: spmv_reorder_sparse::HugePageAlloc = spmv_reorder_sparse::HugePageAlloc;
+
 /// Command-line settings.
 struct Args {
     n: usize,

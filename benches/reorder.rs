@@ -22,6 +22,10 @@ use spmv_reorder_sparse::CsrMatrix;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// Large arrays on transparent huge pages, as the `spmv-reorder` binary has them.
+#[global_allocator]
+static ALLOC: spmv_reorder_sparse::HugePageAlloc = spmv_reorder_sparse::HugePageAlloc;
+
 struct Args {
     dir: Option<PathBuf>,
     time_limit: f64,

@@ -16,6 +16,10 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+/// Large arrays on transparent huge pages, as the `spmv-reorder` binary has them.
+#[global_allocator]
+static ALLOC: spmv_reorder_sparse::HugePageAlloc = spmv_reorder_sparse::HugePageAlloc;
+
 /// The fastest of `runs` timings of `f`.
 fn best_of<R>(runs: usize, mut f: impl FnMut() -> R) -> Duration {
     (0..runs)

@@ -20,6 +20,10 @@ use spmv_reorder_spmv::{Dispatch, Kernel, Par, Pinning, SpmvPlan, ThreadTeam, To
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// Large arrays on transparent huge pages, as the `spmv-reorder` binary has them.
+#[global_allocator]
+static ALLOC: spmv_reorder_sparse::HugePageAlloc = spmv_reorder_sparse::HugePageAlloc;
+
 /// sprs's product with the same index types (`u32` columns, `usize` offsets): `y = 0; y += A·x`.
 fn sprs_matrix(a: &CsrMatrix<f64>) -> sprs::CsMatI<f64, u32, usize> {
     sprs::CsMatI::new(

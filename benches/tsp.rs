@@ -26,6 +26,10 @@ use spmv_reorder_tsp::{
     PathSolution, SolverOptions, TourKind,
 };
 
+/// Large arrays on transparent huge pages, as the `spmv-reorder` binary has them.
+#[global_allocator]
+static ALLOC: spmv_reorder_sparse::HugePageAlloc = spmv_reorder_sparse::HugePageAlloc;
+
 /// Largest column population scanned when building row candidates (dense columns say little).
 const MAX_COLUMN_SCAN: usize = 2000;
 

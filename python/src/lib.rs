@@ -42,6 +42,11 @@ mod reorder;
 
 use pyo3::prelude::*;
 
+/// Large arrays on transparent huge pages, as numpy asks for its own and as the `spmv-reorder`
+/// binary has them.
+#[global_allocator]
+static ALLOC: spmv_reorder_sparse::HugePageAlloc = spmv_reorder_sparse::HugePageAlloc;
+
 /// The module `spmv_reorder._native`.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -11,12 +11,14 @@
 //!   registers (sorting networks instead of a hash table), checked at run time.
 //! - [`short_intersection`] and [`short_union`]: intersections of short sorted lists (a pair, or
 //!   every pair of adjacent rows of a matrix) and unions of up to four, in AVX-512 registers.
-//!
-//! The prefetch and these register kernels are the crate's only `unsafe` code (so that the
-//! crates above it need none), each behind a safe function that checks what the unsafe part
-//! relies on.
 //! - [`Value`]: the entry types, one per Matrix Market field (`f64`, `i64`, [`Complex64`], and `()`
 //!   for patterns), and [`AnyCsr`], a matrix of any of them.
+//! - [`HugePageAlloc`]: the system allocator, asking Linux for transparent huge pages for large
+//!   blocks (the arrays of SpMV), for binaries to declare as their global allocator.
+//!
+//! The prefetch, these register kernels and the allocator are the crate's only `unsafe` code (so
+//! that the crates above it need none); the prefetch and the kernels are each behind a safe
+//! function that checks what the unsafe part relies on.
 //!
 //! ```
 //! use spmv_reorder_sparse::{CsrMatrix, Permutation};
@@ -49,6 +51,9 @@
 mod any;
 mod csr;
 mod error;
+// The `GlobalAlloc` forwarding to the system allocator, and one `madvise` hint.
+#[allow(unsafe_code)]
+mod huge_pages;
 mod mirror;
 mod occupied;
 // AVX-512 loads and stores in a measured hot loop, behind a checked safe function.
@@ -70,6 +75,7 @@ mod value;
 pub use any::{AnyCsr, Field};
 pub use csr::{split_by_offsets, CsrMatrix, MAX_DIM};
 pub use error::SparseError;
+pub use huge_pages::{HugePageAlloc, HUGE_PAGE_MIN_BYTES};
 pub use num_complex::Complex64;
 pub use occupied::Occupancy;
 pub use perm::Permutation;
