@@ -1,28 +1,5 @@
-//! A global allocator that asks Linux for transparent huge pages for large blocks.
-//!
-//! SpMV streams the matrix and reads `x` at random. With 4 KiB pages every array of a
-//! million-row matrix spans thousands of pages: reads at random miss the TLB, and the hardware
-//! prefetchers stop at every page boundary of the streams. Where the system leaves huge pages to
-//! the program (`/sys/kernel/mm/transparent_hugepage/enabled` is `madvise`, the default of many
-//! distributions), a block gets them only when asked with `madvise(MADV_HUGEPAGE)` before it is
-//! first written. [`HugePageAlloc`] forwards every call to the system allocator and asks that for
-//! each block of [`HUGE_PAGE_MIN_BYTES`] or more; numpy asks the same for its arrays of 4 MiB or
-//! more, so that a product timed through scipy or MKL gets them too.
-//!
-//! A binary opts in with one line; on other systems, and where huge pages are `never`, the
-//! advice does nothing:
-//!
-//! ```
-//! use spmv_reorder_sparse::HugePageAlloc;
-//!
-//! #[global_allocator]
-//! static ALLOC: HugePageAlloc = HugePageAlloc;
-//!
-//! fn main() {
-//!     let x = vec![1.0f64; 1 << 20]; // 8 MiB: advised before the ones are written
-//!     assert_eq!(x.iter().sum::<f64>(), (1 << 20) as f64);
-//! }
-//! ```
+//! [`HugePageAlloc`]: the system allocator, asking Linux for transparent huge pages for large
+//! blocks.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
@@ -34,8 +11,31 @@ pub const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 /// huge pages that lie wholly inside a block.
 const HUGE_PAGE_BYTES: usize = 2 << 20;
 
-/// The system allocator, asking for transparent huge pages for blocks of
-/// [`HUGE_PAGE_MIN_BYTES`] or more (see the [module documentation](self)).
+/// A global allocator: the system's, asking Linux for transparent huge pages for large blocks.
+///
+/// SpMV streams the matrix and reads `x` at random. With 4 KiB pages every array of a
+/// million-row matrix spans thousands of pages: reads at random miss the TLB, and the hardware
+/// prefetchers stop at every page boundary of the streams. Where the system leaves huge pages to
+/// the program (`/sys/kernel/mm/transparent_hugepage/enabled` is `madvise`, the default of many
+/// distributions), a block gets them only when asked with `madvise(MADV_HUGEPAGE)` before it is
+/// first written. [`HugePageAlloc`] forwards every call to the system allocator and asks that for
+/// each block of [`HUGE_PAGE_MIN_BYTES`] or more; numpy asks the same for its arrays of 4 MiB or
+/// more, so that a product timed through scipy or MKL gets them too.
+///
+/// A binary opts in with one declaration; on other systems, and where huge pages are `never`, the
+/// advice does nothing:
+///
+/// ```
+/// use spmv_reorder_sparse::HugePageAlloc;
+///
+/// #[global_allocator]
+/// static ALLOC: HugePageAlloc = HugePageAlloc;
+///
+/// fn main() {
+///     let x = vec![1.0f64; 1 << 20]; // 8 MiB: advised before the ones are written
+///     assert_eq!(x.iter().sum::<f64>(), (1 << 20) as f64);
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HugePageAlloc;
 
