@@ -8,7 +8,8 @@ use clap::Parser;
 use std::process::ExitCode;
 
 /// Large arrays (the matrix, `x`, `y`, the ordering's tables) on transparent huge pages where the
-/// system grants them on request: SpMV on a 1M-row matrix ran up to 1.5x as fast.
+/// system grants them on request: the streams of SpMV in a good order cross no 4 KiB page
+/// boundary, where the hardware prefetchers stop (docs/results.md, "SpMV kernels").
 #[global_allocator]
 static ALLOC: spmv_reorder::sparse::HugePageAlloc = spmv_reorder::sparse::HugePageAlloc;
 
