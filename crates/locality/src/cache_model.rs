@@ -11,7 +11,8 @@
 //! [`CacheModel`] prices the misses in cycles. Cost `O(nnz · ways)`, sequential, no allocation
 //! beyond the caches' tags.
 
-use crate::line_sample::{HashedLines, LineSample};
+use crate::line_sample::HashedLines;
+use crate::row_sample::{ReplaySample, RowSpan, STREAM_BYTES_PER_NONZERO};
 use spmv_reorder_sparse::{prefetch, CsrMatrix, Permutation, Value};
 
 /// The shape of the modelled cache.
@@ -68,7 +69,7 @@ pub fn x_misses<T: Value>(
         cols,
         std::slice::from_ref(shape),
         false,
-        LineSample::ALL,
+        ReplaySample::ALL,
         &|_| {},
     )[0]
 }
@@ -91,7 +92,7 @@ pub fn spmv_x_misses<T: Value>(
     cols: &Permutation,
     levels: &[CacheShape],
 ) -> Vec<u64> {
-    replay(a, rows, cols, levels, true, LineSample::ALL, &|_| {})
+    replay(a, rows, cols, levels, true, ReplaySample::ALL, &|_| {})
 }
 
 /// Asks for the reads at random of the rows after row `i` of the new order while row `i` is
@@ -129,12 +130,12 @@ fn replay<T: Value>(
     cols: &Permutation,
     levels: &[CacheShape],
     streams: bool,
-    sample: LineSample,
+    sample: ReplaySample,
     rows_done: &(dyn Fn(usize) + Sync),
 ) -> Vec<u64> {
     assert_eq!(rows.len(), a.nrows(), "row permutation length");
     assert_eq!(cols.len(), a.ncols(), "column permutation length");
-    let every = sample.usable(levels);
+    let every = sample.lines.usable(levels);
     let mut misses = vec![0u64; levels.len()];
     let Some(first) = levels.first() else {
         return misses;
@@ -156,53 +157,131 @@ fn replay<T: Value>(
     // position: the replay skips a read at random per nonzero.
     let cols_as_read = cols.is_identity();
     let new_to_old = rows.new_to_old();
-    let mut k = 0usize;
-    for (i, &old_row) in new_to_old.iter().enumerate() {
-        if i % ROWS_PER_REPORT == 0 && i > 0 {
-            report_rows(rows_done, ROWS_PER_REPORT);
-        }
-        ask_ahead(a, new_to_old, i, (!cols_as_read).then_some(col_pos));
-        if streams {
-            touch(ptr_base + to_line.of((i + 1) * 8));
-        }
-        for &c in a.row(old_row).0 {
+    let spans = row_spans(a, new_to_old, levels, streams, sample);
+    let mut progress = ReplayProgress::new(rows_done, new_to_old.len(), &spans);
+    let mut counted_nonzeros = 0usize;
+    for span in &spans {
+        let mut k = span.nonzeros_before;
+        for i in span.warm_from..span.to {
+            progress.row();
+            ask_ahead(a, new_to_old, i, (!cols_as_read).then_some(col_pos));
             if streams {
-                touch(col_base + to_line.of(k * 4));
-                touch(val_base + to_line.of(k * 8));
+                touch(ptr_base + to_line.of((i + 1) * 8));
             }
-            let position = if cols_as_read {
-                c as usize
-            } else {
-                col_pos[c as usize]
-            };
-            for m in &mut misses[..touch(to_x_line.of(position))] {
-                *m += 1;
+            let counted = if i >= span.from { misses.len() } else { 0 };
+            let row = a.row(new_to_old[i]).0;
+            for &c in row {
+                if streams {
+                    touch(col_base + to_line.of(k * 4));
+                    touch(val_base + to_line.of(k * 8));
+                }
+                let position = if cols_as_read {
+                    c as usize
+                } else {
+                    col_pos[c as usize]
+                };
+                let missed = touch(to_x_line.of(position)).min(counted);
+                for m in &mut misses[..missed] {
+                    *m += 1;
+                }
+                k += 1;
             }
-            k += 1;
-        }
-        if streams {
-            touch(y_base + to_line.of(i * 8));
+            if counted > 0 {
+                counted_nonzeros += row.len();
+            }
+            if streams {
+                touch(y_base + to_line.of(i * 8));
+            }
         }
     }
-    if let Some(last) = new_to_old.len().checked_sub(1) {
-        report_rows(rows_done, last % ROWS_PER_REPORT + 1);
-    }
+    progress.finish();
     for m in &mut misses {
-        *m *= every as u64;
+        *m = scaled(*m * every as u64, a.nnz(), counted_nonzeros);
     }
     misses
 }
 
+/// The spans of rows [`replay`] walks: every row, or with the rows of `sample` a warm-up of
+/// twice the largest level in stream bytes before each counted stretch (`RowSample`).
+fn row_spans<T: Value>(
+    a: &CsrMatrix<T>,
+    new_to_old: &[usize],
+    levels: &[CacheShape],
+    streams: bool,
+    sample: ReplaySample,
+) -> Vec<RowSpan> {
+    let rows = if streams {
+        sample.rows
+    } else {
+        crate::RowSample::ALL
+    };
+    let largest = levels.iter().map(|l| l.bytes).max().unwrap_or(0);
+    let warm = 2 * largest / STREAM_BYTES_PER_NONZERO;
+    let row_ptr = a.row_ptr();
+    let len = |i: usize| row_ptr[new_to_old[i] + 1] - row_ptr[new_to_old[i]];
+    rows.spans(new_to_old.len(), a.nnz(), warm, len)
+}
+
+/// `misses` counted on `counted` of `whole` nonzeros, scaled to the whole (unchanged when every
+/// nonzero was counted, or none).
+fn scaled(misses: u64, whole: usize, counted: usize) -> u64 {
+    if counted == 0 || counted >= whole {
+        return misses;
+    }
+    let scaled = (misses as u128 * whole as u128 + counted as u128 / 2) / counted as u128;
+    u64::try_from(scaled).unwrap_or(u64::MAX)
+}
+
+/// Tells `rows_done` how far a replay has got: every [`ROWS_PER_REPORT`] rows walked, the rows
+/// of the whole order that many stand for, so that the calls add up to the order's rows however
+/// few the spans walk.
+struct ReplayProgress<'a> {
+    rows_done: &'a (dyn Fn(usize) + Sync),
+    /// Rows of the whole order, and rows the spans walk.
+    rows: usize,
+    walked_total: usize,
+    walked: usize,
+    reported: usize,
+}
+
+impl<'a> ReplayProgress<'a> {
+    fn new(rows_done: &'a (dyn Fn(usize) + Sync), rows: usize, spans: &[RowSpan]) -> Self {
+        Self {
+            rows_done,
+            rows,
+            walked_total: spans.iter().map(RowSpan::len).sum::<usize>().max(1),
+            walked: 0,
+            reported: 0,
+        }
+    }
+
+    /// One more row walked.
+    #[inline]
+    fn row(&mut self) {
+        if self.walked.is_multiple_of(ROWS_PER_REPORT) && self.walked > 0 {
+            self.report(self.walked);
+        }
+        self.walked += 1;
+    }
+
+    /// The rest, once the last row is walked.
+    fn finish(mut self) {
+        if self.walked > 0 {
+            self.report(self.walked_total);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn report(&mut self, walked: usize) {
+        let stands_for = (walked as u128 * self.rows as u128 / self.walked_total as u128) as usize;
+        (self.rows_done)(stands_for - self.reported);
+        self.reported = stands_for;
+    }
+}
+
 /// How many rows [`replay`] gets through between two reports of its progress.
 const ROWS_PER_REPORT: usize = 1 << 16;
-
-/// Tells `rows_done` of `rows` more rows replayed; out of [`replay`]'s loop, which calls it
-/// once in 65,536 rows.
-#[cold]
-#[inline(never)]
-fn report_rows(rows_done: &(dyn Fn(usize) + Sync), rows: usize) {
-    rows_done(rows);
-}
 
 /// The cache levels of a replay, fed the lines of the sample's sets.
 struct Hierarchy {
@@ -336,10 +415,11 @@ impl CacheModel {
         rows: &Permutation,
         cols: &Permutation,
     ) -> ModelledCost {
-        self.cost_sampled(a, rows, cols, LineSample::ALL)
+        self.cost_sampled(a, rows, cols, ReplaySample::ALL)
     }
 
-    /// [`Self::cost`] estimated from the cache sets of `sample` (exact with [`LineSample::ALL`]).
+    /// [`Self::cost`] estimated from the lines and rows of `sample` (a [`LineSample`](crate::LineSample) alone keeps
+    /// every row; exact with [`ReplaySample::ALL`]).
     ///
     /// # Panics
     /// As [`spmv_x_misses`].
@@ -348,13 +428,14 @@ impl CacheModel {
         a: &CsrMatrix<T>,
         rows: &Permutation,
         cols: &Permutation,
-        sample: LineSample,
+        sample: impl Into<ReplaySample>,
     ) -> ModelledCost {
         self.cost_with_progress(a, rows, cols, sample, &|_| {})
     }
 
-    /// [`Self::cost_sampled`], calling `rows_done(k)` each time another `k` rows have been
-    /// replayed (every 65,536 rows, and the rest at the end: the calls add up to the rows).
+    /// [`Self::cost_sampled`], calling `rows_done(k)` as the replay goes (every 65,536 rows walked,
+    /// for the rows of the order those stand for, and the rest at the end: the calls add up to
+    /// the rows).
     /// Two replays running at once may share one counter, hence `Sync`.
     ///
     /// # Panics
@@ -364,10 +445,11 @@ impl CacheModel {
         a: &CsrMatrix<T>,
         rows: &Permutation,
         cols: &Permutation,
-        sample: LineSample,
+        sample: impl Into<ReplaySample>,
         rows_done: &(dyn Fn(usize) + Sync),
     ) -> ModelledCost {
-        let m = replay(a, rows, cols, &[self.l1, self.l2], true, sample, rows_done);
+        let levels = [self.l1, self.l2];
+        let m = replay(a, rows, cols, &levels, true, sample.into(), rows_done);
         let (l1_misses, l2_misses) = (m[0], m[1]);
         ModelledCost {
             l1_misses,

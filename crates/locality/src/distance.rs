@@ -31,7 +31,7 @@ impl Axis {
     pub fn pattern<T: Value>(self, a: &CsrMatrix<T>) -> CsrMatrix<()> {
         match self {
             Axis::Rows => a.pattern(),
-            Axis::Columns => a.pattern().transpose(),
+            Axis::Columns => a.pattern_transpose(),
         }
     }
 }

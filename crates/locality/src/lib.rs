@@ -92,6 +92,7 @@ mod graph;
 mod index;
 mod line_sample;
 mod par;
+mod row_sample;
 mod windows;
 
 pub use cache_model::{spmv_x_misses, x_misses, CacheModel, CacheShape, ModelledCost};
@@ -104,6 +105,7 @@ pub use footprint::{windowed_distance, Footprints};
 pub use graph::{path_cost, CandidateRank, Candidates, GraphOptions, WindowGraph};
 pub use line_sample::LineSample;
 pub use par::Parallelism;
+pub use row_sample::{ReplaySample, RowSample};
 pub use spmv_reorder_sparse::Permutation;
 pub use windows::{LatencyThreshold, UnsampledRows, Windows};
 

@@ -272,7 +272,7 @@ impl<'a, T: Value> Scores<'a, T> {
     fn new(a: &'a CsrMatrix<T>, hub_threshold: usize) -> Self {
         Self {
             a,
-            at: a.pattern().transpose(),
+            at: a.pattern_transpose(),
             hub_threshold,
             square: a.nrows() == a.ncols(),
         }

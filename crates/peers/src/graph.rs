@@ -49,7 +49,7 @@ impl<'a> Graph<'a> {
             a.ncols(),
             "symmetrised graph needs a square matrix"
         );
-        let transpose = (!a.is_structurally_symmetric()).then(|| a.pattern().transpose());
+        let transpose = (!a.is_structurally_symmetric()).then(|| a.pattern_transpose());
         let node = |v: usize| {
             let (own, cols) = (v as u32, a.row(v).0);
             match &transpose {
@@ -92,7 +92,7 @@ impl<'a> Graph<'a> {
                 max: u32::MAX as u64,
             });
         }
-        let at = a.pattern().transpose();
+        let at = a.pattern_transpose();
         let shift = m as u32;
         let mut offsets = a.row_ptr().to_vec();
         offsets.extend(at.row_ptr()[1..].iter().map(|&o| o + a.nnz()));

@@ -151,7 +151,7 @@ mod proptests {
             // from scratch: the chosen row has the largest score against the last `window` placed
             // rows, or, with no positive score left, is the longest unplaced row (smallest index).
             let order = gorder(&a, window, hub).unwrap().new_to_old().to_vec();
-            let at = a.pattern().transpose();
+            let at = a.pattern_transpose();
             let square = a.nrows() == a.ncols();
             let has = |x: usize, c: u32| a.row(x).0.binary_search(&c).is_ok();
             let score = |u: usize, v: usize| {

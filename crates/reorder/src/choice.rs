@@ -7,7 +7,7 @@ use crate::measure::d_in_order;
 use crate::report::{CacheCheck, Kept};
 use crate::tuning::Tuning;
 use crate::ReorderError;
-use spmv_reorder_locality::{CacheModel, LineSample, ModelledCost};
+use spmv_reorder_locality::{CacheModel, ModelledCost, ReplaySample};
 use spmv_reorder_sparse::{CsrMatrix, Permutation};
 
 /// Whether the rows of `structure` have a lower `D` in order `start` than in order `input`.
@@ -27,8 +27,8 @@ pub(crate) struct Pricing<'a> {
     /// The column order of every priced order when the permutation is not symmetric (built once
     /// for the three or four orders priced).
     fixed_cols: Option<Permutation>,
-    /// The lines of memory each price replays (all of them unless [`Self::with_lines`]).
-    lines: LineSample,
+    /// The lines and rows each price replays (all of them unless [`Self::with_sample`]).
+    sample: ReplaySample,
 }
 
 impl<'a> Pricing<'a> {
@@ -42,13 +42,13 @@ impl<'a> Pricing<'a> {
             model,
             structure,
             fixed_cols,
-            lines: LineSample::ALL,
+            sample: ReplaySample::ALL,
         }
     }
 
-    /// Prices estimated from the lines of `lines` ([`CacheModel::cost_sampled`]).
-    pub(crate) fn with_lines(self, lines: LineSample) -> Self {
-        Self { lines, ..self }
+    /// Prices estimated from the lines and rows of `sample` ([`CacheModel::cost_sampled`]).
+    pub(crate) fn with_sample(self, sample: ReplaySample) -> Self {
+        Self { sample, ..self }
     }
 
     pub(crate) fn cost(&self, rows: &Permutation) -> ModelledCost {
@@ -63,7 +63,7 @@ impl<'a> Pricing<'a> {
     ) -> ModelledCost {
         let cols = self.fixed_cols.as_ref().unwrap_or(rows);
         self.model
-            .cost_with_progress(self.structure, rows, cols, self.lines, rows_done)
+            .cost_with_progress(self.structure, rows, cols, self.sample, rows_done)
     }
 
     /// The input order and the start order (when there is one besides the input), priced side

@@ -48,6 +48,13 @@ pub struct Tuning {
     /// The fewest lines of `x` a line sample keeps with every nonzero (16,384: `x` of 1M `f64`
     /// is replayed on one line in 4, of 4M on one in 8; below 262,144 columns, every line).
     pub priced_x_lines_min: usize,
+    /// The cache check counts the rows of one stretch in `priced_row_share` of each of this many
+    /// equal stretches of an order (16), after a warm-up of the rows before it
+    /// ([`RowSample`](spmv_reorder_locality::RowSample)); on matrices too small for the
+    /// warm-ups to save work, every row.
+    pub priced_row_segments: usize,
+    /// One row in how many the cache check counts in its stretches (8); 1 counts every row.
+    pub priced_row_share: usize,
     /// The even row splits are made only when a kernel splitting the rows evenly would give one
     /// thread more than this many percent above the mean share of nonzeros (5).
     pub split_tolerance_percent: u64,
@@ -67,6 +74,8 @@ impl Default for Tuning {
             sampled_x_lines_min: 4096,
             priced_line_share: 8,
             priced_x_lines_min: 16_384,
+            priced_row_segments: 16,
+            priced_row_share: 8,
             split_tolerance_percent: 5,
         }
     }

@@ -130,6 +130,7 @@ mod proptests {
                 }
             }
             prop_assert_eq!(t.nnz(), a.nnz());
+            prop_assert_eq!(a.pattern_transpose(), t.pattern());
         }
     }
 }
