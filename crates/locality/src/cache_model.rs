@@ -237,10 +237,12 @@ fn scaled(misses: u64, whole: usize, counted: usize) -> u64 {
 /// few the spans walk.
 struct ReplayProgress<'a> {
     rows_done: &'a (dyn Fn(usize) + Sync),
-    /// Rows of the whole order, and rows the spans walk.
+    /// Rows of the whole order.
     rows: usize,
+    /// Rows the spans walk, and rows walked so far.
     walked_total: usize,
     walked: usize,
+    /// Rows of the whole order told to `rows_done` so far.
     reported: usize,
 }
 
@@ -418,8 +420,8 @@ impl CacheModel {
         self.cost_sampled(a, rows, cols, ReplaySample::ALL)
     }
 
-    /// [`Self::cost`] estimated from the lines and rows of `sample` (a [`LineSample`](crate::LineSample) alone keeps
-    /// every row; exact with [`ReplaySample::ALL`]).
+    /// [`Self::cost`] estimated from the lines and rows of `sample` (a
+    /// [`LineSample`](crate::LineSample) alone keeps every row; exact with [`ReplaySample::ALL`]).
     ///
     /// # Panics
     /// As [`spmv_x_misses`].

@@ -249,6 +249,15 @@ fn a_line_sample_estimates_the_whole_replay() {
     }
 }
 
+/// Caches of 4 and 32 KiB: a row sample's 16 warm-ups take 5,461 nonzeros each.
+fn small_caches() -> CacheModel {
+    CacheModel {
+        l1: shape(4 * 1024, 8),
+        l2: shape(32 * 1024, 16),
+        ..CacheModel::default()
+    }
+}
+
 #[test]
 fn a_row_sample_estimates_the_whole_replay() {
     // A 250² grid (312,000 nonzeros) under caches of 4 and 32 KiB, so that 16 warm-ups of
@@ -257,11 +266,7 @@ fn a_row_sample_estimates_the_whole_replay() {
     // 5% of the whole replay, with and without a line sample.
     let a = spmv_reorder_gen::poisson2d(250, 250).unwrap();
     let n = a.nrows();
-    let model = CacheModel {
-        l1: shape(4 * 1024, 8),
-        l2: shape(32 * 1024, 16),
-        ..CacheModel::default()
-    };
+    let model = small_caches();
     let rows = RowSample::segments(16, 8);
     let banded: Vec<usize> = (0..250)
         .step_by(25)
@@ -299,11 +304,7 @@ fn a_row_sample_estimates_the_whole_replay() {
 fn progress_of_a_row_sample_adds_up_to_the_rows() {
     let a = spmv_reorder_gen::poisson2d(500, 500).unwrap();
     let n = a.nrows();
-    let model = CacheModel {
-        l1: shape(4 * 1024, 8),
-        l2: shape(32 * 1024, 16),
-        ..CacheModel::default()
-    };
+    let model = small_caches();
     let sample = ReplaySample {
         lines: LineSample::ALL,
         rows: RowSample::segments(16, 8),
