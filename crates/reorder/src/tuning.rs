@@ -48,10 +48,10 @@ pub struct Tuning {
     /// The fewest lines of `x` a line sample keeps with every nonzero (16,384: `x` of 1M `f64`
     /// is replayed on one line in 4, of 4M on one in 8; below 262,144 columns, every line).
     pub priced_x_lines_min: usize,
-    /// The cache check counts the rows of one stretch in `priced_row_share` of each of this many
-    /// equal stretches of an order (16), after a warm-up of the rows before it
+    /// The cache check cuts each order it prices into this many equal stretches (16) and counts
+    /// the first `1/priced_row_share` of each, after a warm-up of the rows before it
     /// ([`RowSample`](spmv_reorder_locality::RowSample)); on matrices too small for the
-    /// warm-ups to save work, every row.
+    /// warm-ups to save work, it counts every row.
     pub priced_row_segments: usize,
     /// One row in how many the cache check counts in its stretches (8); 1 counts every row.
     pub priced_row_share: usize,
