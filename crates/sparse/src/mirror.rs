@@ -2,26 +2,55 @@
 //! of the values by a rule the caller gives), without a transpose (which would cost a second
 //! matrix).
 //!
-//! The check is one sequential sweep, `O(nnz + n)` with a cursor of 4 bytes per row: visiting
-//! rows `i` in increasing order meets the entries of column `j` in increasing `i`, which for a
-//! symmetric structure is exactly the order of row `j`; so row `j`'s cursor must match each
-//! entry in turn. Every entry consumes one cursor step and no row is overrun, so a sweep that
-//! reaches the end has found a mirror for every entry. When it stops early, the first unmirrored
-//! entry in row order is found by lookup: each stored `(i, j)` searched for in row `j` (sorted),
-//! `O(nnz log(row length))`, parallel over rows. The lookup alone would do, but on R-MAT's hub
-//! rows each search costs a dozen cache misses, where the sweep's cursor costs one (a symmetry
-//! check took 2.5x as long by lookup as by the sweep when writing R-MAT scale 20). The sweep asks
-//! ahead for what it reads at random (a row's cursor and offsets, then the mirror entry): on
-//! R-MAT scale 20 and on shuffled 1M-row grids and geometric graphs that halved its time (0.80 s
-//! to 0.42 s on R-MAT shuffled, 0.23 s to 0.10 s on the grid), and cost 6 ms on the grid as
-//! generated, which it reads in sequence. Called by the Matrix Market writer's symmetry check,
-//! `info` and the peer orderings' graph.
+//! The check is a sweep, `O(nnz + n)` with a cursor of 4 bytes per row: visiting rows `i` in
+//! increasing order meets the entries of column `j` in increasing `i`, which for a symmetric
+//! structure is exactly the order of row `j`; so row `j`'s cursor must match each entry in turn.
+//! Every entry consumes one cursor step and no row is overrun, so a sweep that reaches the end
+//! has found a mirror for every entry. A large matrix is swept in up to 4 blocks of rows side by
+//! side, each with its own cursors, started by a binary search in each row (`O(n log(row
+//! length))` per block). When the sweep stops early, the first unmirrored entry in row order is
+//! found by lookup: each stored `(i, j)` searched for in row `j` (sorted), `O(nnz log(row
+//! length))`, parallel over rows. The lookup alone would do, but on R-MAT's hub rows each search
+//! costs a dozen cache misses, where the sweep's cursor costs one (a symmetry check took 2.5x as
+//! long by lookup as by the sweep when writing R-MAT scale 20).
+//!
+//! The sweep asks ahead for what it reads at random (a row's cursor and offsets, then the mirror
+//! entry). With that and two blocks on two threads, the check of R-MAT scale 20 shuffled took
+//! 0.23 s instead of 0.80 s, of the shuffled 1M-row 3D grid 0.05 s instead of 0.23 s (half of
+//! RCM's time there), and of the grid as generated, read in sequence, 14 ms as before. Called by
+//! the Matrix Market writer's symmetry check, `info` and the peer orderings' graph.
 
 use crate::{prefetch, CsrMatrix, Value};
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// Rows per rayon task: enough lookups per task to amortise scheduling.
 const ROWS_PER_TASK: usize = 1024;
+
+/// The blocks of rows of `row_ptr` the sweep takes side by side: one block below
+/// [`SWEEP_PARALLEL_MIN_NNZ`] entries, else up to `threads` (at most [`SWEEP_MAX_BLOCKS`]) of
+/// about equal entries. Each block beyond the first costs a cursor per row.
+fn sweep_blocks(row_ptr: &[usize], threads: usize) -> Vec<Range<usize>> {
+    let rows = row_ptr.len().saturating_sub(1);
+    let nnz = row_ptr.last().copied().unwrap_or(0);
+    let blocks = threads.clamp(1, SWEEP_MAX_BLOCKS);
+    if nnz < SWEEP_PARALLEL_MIN_NNZ || blocks == 1 {
+        return std::iter::once(0..rows).collect();
+    }
+    let cut = |b: usize| row_ptr.partition_point(|&p| p < nnz / blocks * b).min(rows);
+    let mut starts: Vec<usize> = (0..blocks).map(cut).collect();
+    starts.dedup();
+    let ends = starts.iter().skip(1).copied().chain([rows]);
+    let blocks = starts.iter().zip(ends).map(|(&s, e)| s..e);
+    blocks.filter(|b| !b.is_empty()).collect()
+}
+
+/// Below this many entries the sweep runs on the calling thread: a block's cursors cost more
+/// than the sweep saves.
+const SWEEP_PARALLEL_MIN_NNZ: usize = 1 << 20;
+
+/// The most blocks the sweep takes side by side: each holds a cursor per row (4 bytes).
+const SWEEP_MAX_BLOCKS: usize = 4;
 
 /// How many entries ahead the sweep asks for each stage of what it reads
 /// ([`CsrMatrix::ask_ahead_of_sweep`]).
@@ -51,15 +80,40 @@ impl<T: Value> CsrMatrix<T> {
     }
 
     /// The sweep of the module's doc: true when every entry of this square matrix has a mirror
-    /// that `matches`.
+    /// that `matches`. Large matrices are swept in blocks of rows side by side
+    /// ([`sweep_blocks`]).
     fn all_mirrored<F>(&self, matches: &F) -> bool
+    where
+        F: Fn(usize, usize, T, T) -> bool + Sync,
+    {
+        let blocks = sweep_blocks(self.row_ptr(), rayon::current_num_threads());
+        match blocks.as_slice() {
+            [rows] => self.rows_mirrored(rows.clone(), matches),
+            _ => blocks
+                .into_par_iter()
+                .all(|rows| self.rows_mirrored(rows, matches)),
+        }
+    }
+
+    /// The sweep over `rows`: true when each of their entries has a mirror that `matches`. Each
+    /// row's cursor starts where the rows before `rows` leave it in a symmetric matrix, at the
+    /// row's first column at or after `rows.start`. An entry `(i, j)` is then matched against the
+    /// next entry of row `j` from there, so a block that ends has found a mirror for each of its
+    /// entries, whatever the other blocks hold.
+    fn rows_mirrored<F>(&self, rows: Range<usize>, matches: &F) -> bool
     where
         F: Fn(usize, usize, T, T) -> bool,
     {
         let (row_ptr, col_idx, values) = (self.row_ptr(), self.col_idx(), self.values());
+        let first = rows.start;
         // A row's length is at most `ncols <= u32::MAX`, so an offset within it fits a u32.
-        let mut cursor = vec![0u32; self.nrows()];
-        for i in 0..self.nrows() {
+        let mut cursor: Vec<u32> = match first {
+            0 => vec![0; self.nrows()],
+            _ => (0..self.nrows())
+                .map(|j| self.row(j).0.partition_point(|&c| (c as usize) < first) as u32)
+                .collect(),
+        };
+        for i in rows {
             for e in row_ptr[i]..row_ptr[i + 1] {
                 self.ask_ahead_of_sweep(&cursor, e);
                 let j = col_idx[e] as usize;
@@ -200,6 +254,68 @@ mod tests {
             let equal = |_, _, x: i64, y: i64| x == y;
             assert_eq!(pool.install(|| a.first_unmirrored(equal)), None);
             assert_eq!(pool.install(|| b.first_unmirrored(equal)), Some((3000, 9)));
+        }
+    }
+
+    #[test]
+    fn blocks_split_the_entries_evenly_and_cover_every_row() {
+        // Rows of 1, 2, ..., 2,000 entries: about 2M entries in 4 blocks of about 500,000.
+        let mut row_ptr = vec![0];
+        for len in 1..=2000 {
+            row_ptr.push(row_ptr.last().unwrap() + len);
+        }
+        let blocks = sweep_blocks(&row_ptr, 8);
+        assert_eq!(blocks.len(), SWEEP_MAX_BLOCKS);
+        assert_eq!((blocks[0].start, blocks[3].end), (0, 2000));
+        for pair in blocks.windows(2) {
+            assert_eq!(pair[0].end, pair[1].start);
+        }
+        let nnz = |r: &Range<usize>| row_ptr[r.end] - row_ptr[r.start];
+        assert!(blocks
+            .iter()
+            .all(|b| nnz(b).abs_diff(row_ptr[2000] / 4) < 2000));
+        let whole = |rows: usize| {
+            vec![Range {
+                start: 0,
+                end: rows,
+            }]
+        };
+        assert_eq!(sweep_blocks(&row_ptr, 1), whole(2000));
+        assert_eq!(
+            sweep_blocks(&row_ptr[..1001], 4),
+            whole(1000),
+            "500,500 entries"
+        );
+        assert_eq!(sweep_blocks(&[0], 4), whole(0));
+    }
+
+    /// Over a million entries, so that the sweep runs in blocks: an entry without its mirror
+    /// or with a value that breaks the rule is found in any block, and a symmetric matrix passes.
+    #[test]
+    fn the_sweep_in_blocks_finds_what_the_transpose_finds() {
+        let n = 200_000;
+        let sym: Vec<_> = (0..n)
+            .flat_map(|i| (1..4).map(move |s| (i, (i * 7919 * s) % n, s as i64)))
+            .flat_map(|(i, j, v)| [(i, j, v), (j, i, v)])
+            .collect();
+        let a = m(n, n, &sym);
+        assert!(a.nnz() >= SWEEP_PARALLEL_MIN_NNZ);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        let equal = |_, _, x: i64, y: i64| x == y;
+        assert_eq!(pool.install(|| a.first_unmirrored(equal)), None);
+        assert!(pool.install(|| a.is_structurally_symmetric()));
+        for row in [10, n / 2 + 3, n - 5] {
+            let mut extra = sym.clone();
+            extra.push((row, (row + 1) % n, 9));
+            let b = m(n, n, &extra);
+            let expected = by_transpose(&b);
+            assert!(expected.is_some());
+            assert_eq!(pool.install(|| b.first_unmirrored(equal)), expected);
+            let structural = b.pattern_transpose() == b.pattern();
+            assert_eq!(pool.install(|| b.is_structurally_symmetric()), structural);
         }
     }
 
