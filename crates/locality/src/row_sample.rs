@@ -79,7 +79,7 @@ impl RowSample {
                 to,
                 nonzeros_before: nonzeros,
             });
-            nonzeros += (warm_from..to).map(&row_len).sum::<usize>();
+            nonzeros += warmed + (from..to).map(&row_len).sum::<usize>();
             done = to;
         }
         spans
