@@ -215,7 +215,7 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
     let mut plan = output_plan(&args, &input)?;
     let progress = Progress::new(args.quiet);
     let t = Instant::now();
-    let file = read_input(&input, args.threads, &progress)?;
+    let mut file = read_input(&input, args.threads, &progress)?;
     let read_seconds = t.elapsed().as_secs_f64();
     super::memory::reserve_for(
         "reordering",
@@ -225,7 +225,7 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
         file.nnz(),
     )?;
     let reordering = super::on_threads(args.threads, || {
-        reorder(&reorderer, &file.matrix, &progress)
+        reorder(&reorderer, &mut file.matrix, &progress)
     })?
     .with_context(|| format!("reordering {}", input.display()))?;
     let cols_file = columns_permutation_file(&args, &reordering);
@@ -351,20 +351,17 @@ fn read_input(
     )?)
 }
 
-/// Runs the reordering on the matrix as read (no copy of it), with a bar per stage.
+/// Runs the reordering on the structure of the matrix as read, lent without a copy (orderings
+/// and samplers read only the structure; live sampling times its products on ones), with a bar
+/// per stage.
 fn reorder(
     reorderer: &Reorderer,
-    matrix: &AnyCsr,
+    matrix: &mut AnyCsr,
     progress: &Progress,
 ) -> Result<Reordering, spmv_reorder::reorder::ReorderError> {
     let bar = progress.clone();
     let mut show = move |stage: &Stage| show(&bar, stage);
-    match matrix {
-        AnyCsr::Real(a) => reorderer.run_with_progress(a, &mut show),
-        AnyCsr::Integer(a) => reorderer.run_with_progress(a, &mut show),
-        AnyCsr::Complex(a) => reorderer.run_with_progress(a, &mut show),
-        AnyCsr::Pattern(a) => reorderer.run_with_progress(a, &mut show),
-    }
+    matrix.with_pattern_lent(|a| reorderer.run_with_progress(a, &mut show))
 }
 
 /// Writes the reordered matrix, with a bar of the rows (or bytes) written.

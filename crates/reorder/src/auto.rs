@@ -41,14 +41,8 @@ impl Reorderer {
             let report = SideReport::peer(input.side, clock.elapsed().as_secs_f64());
             return Ok((rcm, report));
         };
-        let pricing =
-            Pricing::new(model, input.structure, input.symmetric).with_sample(ReplaySample {
-                lines: sampled_lines(&input, model, self.tuning),
-                rows: RowSample::segments(
-                    self.tuning.priced_row_segments,
-                    self.tuning.priced_row_share,
-                ),
-            });
+        let pricing = Pricing::new(model, input.structure, input.symmetric)
+            .with_sample(replay_sample(&input, model, self.tuning));
         done(OrderingStep::Pricing, 0.0);
         let mut priced_share = |share| done(OrderingStep::Pricing, share);
         let replays = SharedProgress::new(2 * input.structure.nrows(), &mut priced_share);
@@ -59,6 +53,22 @@ impl Reorderer {
         let mut report = SideReport::peer(input.side, clock.elapsed().as_secs_f64());
         report.cache_check = Some(check);
         Ok((perm, report))
+    }
+}
+
+/// The lines and rows the check replays: [`sampled_lines`], and the rows of
+/// [`Tuning::priced_row_segments`](crate::Tuning) stretches, or with a sample of the nonzeros
+/// [`Tuning::sampled_row_segments`](crate::Tuning) (fewer warm-ups: the replays of RCM's order
+/// are most of what a sample can save, on a shuffled matrix).
+fn replay_sample(input: &SideInput<'_>, model: &CacheModel, tuning: Tuning) -> ReplaySample {
+    let segments = if input.pattern.nnz() < input.structure.nnz() {
+        tuning.sampled_row_segments
+    } else {
+        tuning.priced_row_segments
+    };
+    ReplaySample {
+        lines: sampled_lines(input, model, tuning),
+        rows: RowSample::segments(segments, tuning.priced_row_share),
     }
 }
 
@@ -158,17 +168,7 @@ mod tests {
         // every row returns, at prices within 10% of its prices.
         let grid = poisson2d(300, 300).unwrap();
         let (shuffled, _) = shuffle_symmetric(&grid, 5).unwrap();
-        let shape = |bytes| CacheShape {
-            bytes,
-            ways: 8,
-            ..CacheShape::default()
-        };
-        let model = CacheModel {
-            l1: shape(4 * 1024),
-            l2: shape(32 * 1024),
-            ..CacheModel::default()
-        };
-        let sampled = Reorderer::new().cache_check(Some(model));
+        let sampled = Reorderer::new().cache_check(Some(small_caches()));
         let every_row = sampled.clone().tuning(Tuning {
             priced_row_share: 1,
             ..Tuning::default()
@@ -177,6 +177,62 @@ mod tests {
             let (whole, estimate) = (every_row.run(a).unwrap(), sampled.run(a).unwrap());
             assert_priced_alike(&whole, &estimate);
             assert_ne!(cache_check(&whole).input, cache_check(&estimate).input);
+        }
+    }
+
+    /// Caches of 4 and 32 KiB, 8-way: the warm-ups of a row sample are 5,461 nonzeros.
+    fn small_caches() -> CacheModel {
+        let shape = |bytes| CacheShape {
+            bytes,
+            ways: 8,
+            ..CacheShape::default()
+        };
+        CacheModel {
+            l1: shape(4 * 1024),
+            l2: shape(32 * 1024),
+            ..CacheModel::default()
+        }
+    }
+
+    #[test]
+    fn a_sample_is_priced_on_fewer_stretches_of_rows() {
+        // A 300² grid under small caches with a 10% sample: the check cuts each order into
+        // `sampled_row_segments` stretches (with every nonzero, into `priced_row_segments`) and
+        // returns the order that counting every row returns, at prices within 10% of its.
+        let grid = poisson2d(300, 300).unwrap();
+        let (shuffled, _) = shuffle_symmetric(&grid, 5).unwrap();
+        let tuned = |sampler: &str, tuning| {
+            Reorderer::new()
+                .cache_check(Some(small_caches()))
+                .sampler(sampler.parse().unwrap())
+                .tuning(tuning)
+        };
+        let segments = |n| Tuning {
+            sampled_row_segments: n,
+            ..Tuning::default()
+        };
+        let every_row = Tuning {
+            priced_row_share: 1,
+            ..Tuning::default()
+        };
+        for a in [&grid, &shuffled] {
+            let run = |sampler, tuning| tuned(sampler, tuning).run(a).unwrap();
+            let (eight, sixteen) = (
+                run("random:0.1", segments(8)),
+                run("random:0.1", segments(16)),
+            );
+            assert_priced_alike(&run("random:0.1", every_row), &eight);
+            assert_ne!(cache_check(&eight).input, cache_check(&sixteen).input);
+            // Without a sample the setting is not read.
+            let (full_eight, full_sixteen) = (run("all", segments(8)), run("all", segments(16)));
+            assert_eq!(
+                cache_check(&full_eight).input,
+                cache_check(&full_sixteen).input
+            );
+            assert_eq!(
+                cache_check(&full_eight).start,
+                cache_check(&full_sixteen).start
+            );
         }
     }
 

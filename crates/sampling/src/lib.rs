@@ -101,7 +101,7 @@ pub use sim::{simulate, EventFilter, SimOptions};
 pub use spec::{SamplerSpec, TraceSource, TraceSpec};
 pub use trace::{Access, Array, Layout, Region, Target, TraceRecord};
 
-use spmv_reorder_sparse::CsrMatrix;
+use spmv_reorder_sparse::{CsrMatrix, Value};
 
 /// Options every sampler shares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,8 +128,8 @@ impl Default for SampleOptions {
 /// Whatever the chosen source reports: [`SamplingError::InvalidProbability`],
 /// [`SamplingError::InvalidOption`] (simulator), [`SamplingError::NoSamplingPmu`] (live sampling
 /// on a machine without PEBS/IBS), I/O, parse and layout errors of recorded traces.
-pub fn sample(
-    matrix: &CsrMatrix<f64>,
+pub fn sample<T: Value>(
+    matrix: &CsrMatrix<T>,
     spec: &SamplerSpec,
     opts: &SampleOptions,
 ) -> Result<Sample, SamplingError> {
@@ -145,7 +145,8 @@ pub fn sample(
             Ok(dast(matrix, &records, &dast_options(&layout, *mode, true)))
         }
         SamplerSpec::DastPerf(perf) => {
-            let (layout, records) = sample_live(matrix, perf, opts.threads)?;
+            // The live run times the real product: it needs the values as numbers.
+            let (layout, records) = sample_live(&matrix.as_real(), perf, opts.threads)?;
             Ok(dast(
                 matrix,
                 &records,
@@ -167,8 +168,8 @@ fn dast_options(layout: &Layout, mode: DastMode, one_iteration: bool) -> DastOpt
 }
 
 /// DAST on a recorded trace, optionally resampled through the cache and PMU models.
-fn sample_trace(
-    matrix: &CsrMatrix<f64>,
+fn sample_trace<T: Value>(
+    matrix: &CsrMatrix<T>,
     trace: &TraceSpec,
     opts: &SampleOptions,
 ) -> Result<Sample, SamplingError> {

@@ -95,6 +95,10 @@ impl AnyCsr {
     pub fn pattern(&self) -> CsrMatrix<()> {
         each!(self, m => m.pattern())
     }
+    /// Runs `f` on the structure without copying it ([`CsrMatrix::with_pattern_lent`]).
+    pub fn with_pattern_lent<R>(&mut self, f: impl FnOnce(&CsrMatrix<()>) -> R) -> R {
+        each!(self, m => m.with_pattern_lent(f))
+    }
     /// The real matrix used for computation (see [`crate::Value::to_f64`]).
     pub fn to_real(&self) -> CsrMatrix<f64> {
         match self {
@@ -155,5 +159,26 @@ impl AnyCsr {
     /// Entries on or below the diagonal.
     pub fn lower_triangle(&self) -> Self {
         each_map!(self, m => m.lower_triangle())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_field_lends_its_structure_and_gets_it_back() {
+        let real = CsrMatrix::from_triplets(3, 3, vec![(0, 1, 2.5), (2, 0, -1.0)]).unwrap();
+        let pattern = real.pattern();
+        for mut m in [
+            AnyCsr::Real(real.clone()),
+            AnyCsr::Integer(real.map_values(|v| v as i64)),
+            AnyCsr::Complex(real.map_values(|v| Complex64::new(v, 1.0))),
+            AnyCsr::Pattern(pattern.clone()),
+        ] {
+            let before = m.clone();
+            assert_eq!(m.with_pattern_lent(|p| p.clone()), pattern);
+            assert_eq!(m, before);
+        }
     }
 }

@@ -321,6 +321,40 @@ impl<T: Value> CsrMatrix<T> {
         )
     }
 
+    /// [`Self::pattern`], borrowed when the matrix is a pattern already (no copy of a large
+    /// structure).
+    pub fn as_pattern(&self) -> std::borrow::Cow<'_, CsrMatrix<()>> {
+        match (self as &dyn std::any::Any).downcast_ref::<CsrMatrix<()>>() {
+            Some(pattern) => std::borrow::Cow::Borrowed(pattern),
+            None => std::borrow::Cow::Owned(self.pattern()),
+        }
+    }
+
+    /// The structure and the values, apart, without a copy of either:
+    /// [`CsrMatrix::with_values`] puts them back together.
+    pub fn into_pattern_and_values(self) -> (CsrMatrix<()>, Vec<T>) {
+        let nnz = self.nnz();
+        let pattern = CsrMatrix::new_unchecked(
+            self.nrows,
+            self.ncols,
+            self.row_ptr,
+            self.col_idx,
+            vec![(); nnz],
+        );
+        (pattern, self.values)
+    }
+
+    /// Runs `f` on the structure of this matrix without copying it: the index arrays move into
+    /// a pattern matrix for the call and back after it. A structure of a million rows and ten
+    /// million entries is 48 MB; [`Self::pattern`] would copy it.
+    pub fn with_pattern_lent<R>(&mut self, f: impl FnOnce(&CsrMatrix<()>) -> R) -> R {
+        let empty = CsrMatrix::new_unchecked(0, 0, vec![0], Vec::new(), Vec::new());
+        let (pattern, values) = std::mem::replace(self, empty).into_pattern_and_values();
+        let result = f(&pattern);
+        *self = pattern.with_values(values);
+        result
+    }
+
     /// The same structure with every value mapped by `f`.
     pub fn map_values<U: Value>(&self, f: impl Fn(T) -> U) -> CsrMatrix<U> {
         CsrMatrix::new_unchecked(
@@ -385,6 +419,18 @@ impl<T: Value> CsrMatrix<T> {
             let row = self.row_ptr[i]..self.row_ptr[i + 1];
             *yi = crate::row_sum(row, |k| vals[k].to_f64() * x[cols[k] as usize]);
         }
+    }
+}
+
+impl CsrMatrix<()> {
+    /// This structure with `values`, one per entry in storage order, without a copy of the
+    /// structure ([`CsrMatrix::into_pattern_and_values`] takes them apart).
+    ///
+    /// # Panics
+    /// When `values` does not hold one value per entry (a caller bug).
+    pub fn with_values<T: Value>(self, values: Vec<T>) -> CsrMatrix<T> {
+        assert_eq!(values.len(), self.nnz(), "one value per entry");
+        CsrMatrix::new_unchecked(self.nrows, self.ncols, self.row_ptr, self.col_idx, values)
     }
 }
 
@@ -471,6 +517,36 @@ mod tests {
             ],
         )
         .unwrap()
+    }
+
+    #[test]
+    fn the_structure_is_lent_and_given_back_without_a_copy() {
+        let a = example();
+        let mut lent = a.clone();
+        let col_idx = lent.col_idx().as_ptr();
+        let seen = lent.with_pattern_lent(|p| {
+            // The same index array, moved, not copied.
+            assert_eq!(p.col_idx().as_ptr(), col_idx);
+            p.clone()
+        });
+        assert_eq!(seen, a.pattern());
+        assert_eq!(lent, a);
+        let (pattern, values) = a.clone().into_pattern_and_values();
+        assert_eq!(pattern.with_values(values), a);
+    }
+
+    #[test]
+    fn as_pattern_borrows_only_a_pattern() {
+        let a = example();
+        assert!(matches!(a.as_pattern(), std::borrow::Cow::Owned(p) if p == a.pattern()));
+        let p = a.pattern();
+        assert!(matches!(p.as_pattern(), std::borrow::Cow::Borrowed(b) if std::ptr::eq(b, &p)));
+    }
+
+    #[test]
+    #[should_panic(expected = "one value per entry")]
+    fn values_must_match_the_entries() {
+        let _ = example().pattern().with_values(vec![1.0; 3]);
     }
 
     #[test]
