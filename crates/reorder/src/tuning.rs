@@ -56,8 +56,9 @@ pub struct Tuning {
     /// One row in how many the cache check counts in its stretches (8); 1 counts every row.
     pub priced_row_share: usize,
     /// With a sample of the nonzeros, the stretches the cache check cuts each order into (8):
-    /// half the warm-ups of `priced_row_segments`, for estimates within 1-3% of the whole
-    /// replay's, and 8% high on RCM's order of a banded matrix at L2.
+    /// half the warm-ups of `priced_row_segments`, for estimates within 3% of the whole replay's
+    /// on 1M-row matrices but for RCM's order of a banded matrix at L2 (8% high) and of R-MAT at
+    /// L1 (6% low).
     pub sampled_row_segments: usize,
     /// The even row splits are made only when a kernel splitting the rows evenly would give one
     /// thread more than this many percent above the mean share of nonzeros (5).
