@@ -198,7 +198,7 @@ mod tests {
     fn a_sample_is_priced_on_fewer_stretches_of_rows() {
         // A 300² grid under small caches with a 10% sample: the check cuts each order into
         // `sampled_row_segments` stretches (with every nonzero, into `priced_row_segments`) and
-        // returns the order that counting every row returns, at prices within 10% of its.
+        // returns the order that counting every row returns, at prices within 10% of those.
         let grid = poisson2d(300, 300).unwrap();
         let (shuffled, _) = shuffle_symmetric(&grid, 5).unwrap();
         let tuned = |sampler: &str, tuning| {
