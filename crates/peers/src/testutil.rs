@@ -47,16 +47,31 @@ pub(crate) fn distance_sum_after<T: Value>(a: &CsrMatrix<T>, p: &Permutation) ->
 /// An unsymmetric banded `n x n` pattern: 4 random columns per row in `i..i+width` (clamped to the
 /// last column), plus half the diagonal; about `4.5 n` entries, bandwidth below `width`.
 pub(crate) fn banded_random(n: usize, width: usize, seed: u64) -> CsrMatrix<()> {
-    let mut s = seed;
-    let mut next = move || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (s >> 33) as usize
-    };
+    let mut next = lcg(seed);
     let t: Vec<(usize, usize, ())> = (0..4 * n)
         .map(|k| (k / 4, (k / 4 + next() % width).min(n - 1), ()))
         .chain((0..n / 2).map(|i| (i, i, ())))
         .collect();
     CsrMatrix::from_triplets(n, n, t).unwrap()
+}
+
+/// An unsymmetric `n x n` pattern with `per_row` columns drawn at random in each row: a graph
+/// whose breadth-first levels widen to thousands of nodes within a few steps.
+pub(crate) fn random_graph(n: usize, per_row: usize, seed: u64) -> CsrMatrix<()> {
+    let mut next = lcg(seed);
+    let t: Vec<(usize, usize, ())> = (0..per_row * n)
+        .map(|k| (k / per_row, next() % n, ()))
+        .collect();
+    CsrMatrix::from_triplets(n, n, t).unwrap()
+}
+
+/// A seeded linear congruential generator of 31-bit numbers.
+fn lcg(seed: u64) -> impl FnMut() -> usize {
+    let mut s = seed;
+    move || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (s >> 33) as usize
+    }
 }
