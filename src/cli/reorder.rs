@@ -7,7 +7,8 @@ use super::values;
 use anyhow::{bail, Context};
 use spmv_reorder::locality::CacheModel;
 use spmv_reorder::mtx::{
-    self, IndexBase, MatrixMarket, OutputPlan, PermutationFormat, ReadOptions, WriteOptions,
+    self, IndexBase, MatrixMarket, OutputPlan, PermutationFormat, ReadOptions, Symmetry,
+    WriteOptions,
 };
 use spmv_reorder::peers::DEFAULT_PART_ROWS;
 use spmv_reorder::plot::{spy_png, SpyOptions};
@@ -217,6 +218,9 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
     let t = Instant::now();
     let mut file = read_input(&input, args.threads, &progress)?;
     let read_seconds = t.elapsed().as_secs_f64();
+    // A file stored as symmetric, skew-symmetric or Hermitian was expanded from one triangle:
+    // its pattern is symmetric, and RCM need not check it.
+    let reorderer = reorderer.symmetric_pattern(file.header.symmetry != Symmetry::General);
     super::memory::reserve_for(
         "reordering",
         super::memory::REORDER,

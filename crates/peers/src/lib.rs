@@ -83,7 +83,10 @@ pub use envelope::{bandwidth, profile};
 pub use error::PeersError;
 pub use gorder::{default_hub_threshold, gorder, gorder_with_progress};
 pub use metis_order::{nested_dissection, partition, partition_order, DEFAULT_PART_ROWS};
-pub use rcm::{reverse_cuthill_mckee, reverse_cuthill_mckee_with_progress, RcmStart, RcmStep};
+pub use rcm::{
+    reverse_cuthill_mckee, reverse_cuthill_mckee_with_options, reverse_cuthill_mckee_with_progress,
+    RcmOptions, RcmStart, RcmStep,
+};
 
 #[cfg(doc)]
 use spmv_reorder_sparse::Permutation;

@@ -31,6 +31,7 @@ pub struct Reorderer {
     pub(crate) length_change_cost: u32,
     pub(crate) tuning: Tuning,
     pub(crate) part_rows: usize,
+    pub(crate) symmetric_pattern: bool,
 }
 
 impl Default for Reorderer {
@@ -62,6 +63,7 @@ impl Reorderer {
             length_change_cost: DEFAULT_LENGTH_CHANGE_COST,
             tuning: Tuning::default(),
             part_rows: DEFAULT_PART_ROWS,
+            symmetric_pattern: false,
         }
     }
 
@@ -203,6 +205,16 @@ impl Reorderer {
             },
         );
         runs.block(nrows, ncols, &self.tuning)
+    }
+
+    /// Vouches that the matrix's pattern equals its transpose's, as a Matrix Market file stored
+    /// as symmetric, skew-symmetric or Hermitian does once expanded (default: false, checked):
+    /// RCM then skips its structural symmetry check, a fifth to a quarter of the default's time
+    /// on a shuffled 1M-row matrix. Applies where RCM orders the whole pattern, not a sample of
+    /// it. Vouched for wrongly, RCM still returns a permutation, in a worse order.
+    pub fn symmetric_pattern(mut self, known: bool) -> Self {
+        self.symmetric_pattern = known;
+        self
     }
 
     /// Rows per part of [`Method::Gp`] (default [`DEFAULT_PART_ROWS`], 256: a part's `x` entries

@@ -18,7 +18,7 @@ use crate::{Method, ReorderError, Reorderer, StartOrder, WindowSpec, DEFAULT_CAC
 use spmv_reorder_locality::{GraphOptions, WindowGraph, Windows};
 use spmv_reorder_peers::{
     default_hub_threshold, gorder_with_progress, nested_dissection, partition_order,
-    reverse_cuthill_mckee_with_progress, rows_by_degree, DegreeOrder, RcmStart,
+    reverse_cuthill_mckee_with_options, rows_by_degree, DegreeOrder, RcmOptions, RcmStart,
 };
 use spmv_reorder_sparse::{CsrMatrix, Permutation};
 use std::time::Instant;
@@ -66,13 +66,7 @@ impl Reorderer {
         if peer {
             done(OrderingStep::Whole, 0.0);
         }
-        let order = peer_order(
-            self.method,
-            input.pattern,
-            self.seed,
-            self.part_rows,
-            &mut done,
-        );
+        let order = peer_order(self, &input, &mut done);
         if let Some(p) = order {
             let p = p?;
             let seconds = clock.elapsed().as_secs_f64();
@@ -110,18 +104,19 @@ impl Reorderer {
     }
 }
 
-/// The rows of `pattern` in the order of the peer `method` (`None` for the TSP method), with the
+/// The rows of `input.pattern` in the order of `config`'s peer method (`None` for the TSP
+/// method), with the
 /// peers' published parameters: RCM from a pseudo-peripheral node, Gorder's window of 5 and its
 /// default hub threshold, degree by decreasing row length, METIS parts of `part_rows` rows.
 /// RCM and Gorder, which can take a while on large matrices, tell `done` the share of their work
 /// done.
 fn peer_order(
-    method: Method,
-    pattern: &CsrMatrix<()>,
-    seed: u64,
-    part_rows: usize,
+    config: &Reorderer,
+    input: &SideInput<'_>,
     done: &mut (dyn FnMut(OrderingStep, f64) + Send),
 ) -> Option<Result<Permutation, ReorderError>> {
+    let (method, pattern, seed, part_rows) =
+        (config.method, input.pattern, config.seed, config.part_rows);
     let n = pattern.nrows();
     let by_degree = || rows_by_degree(pattern, DegreeOrder::Decreasing);
     let order = match method {
@@ -129,7 +124,7 @@ fn peer_order(
         Method::Identity => Ok(Permutation::identity(n)),
         Method::Random => Ok(Permutation::random(n, seed)),
         Method::Degree => Permutation::from_new_to_old(by_degree()).map_err(ReorderError::from),
-        Method::Rcm => rcm_with_progress(pattern, done),
+        Method::Rcm => rcm_with_progress(pattern, config.vouches_symmetric(input), done),
         Method::Gorder => {
             let mut swept = |work, total| done(OrderingStep::Whole, share(work, total));
             gorder_with_progress(pattern, GORDER_WINDOW, default_hub_threshold(n), &mut swept)
@@ -147,14 +142,28 @@ const GORDER_WINDOW: usize = 5;
 /// Reverse Cuthill-McKee from a pseudo-peripheral node, telling `done` each of its steps' share.
 pub(crate) fn rcm_with_progress(
     pattern: &CsrMatrix<()>,
+    symmetric_mode: bool,
     done: &mut (dyn FnMut(OrderingStep, f64) + Send),
 ) -> Result<Permutation, ReorderError> {
     let mut stepped = |step, work, total| done(OrderingStep::Rcm(step), share(work, total));
-    Ok(reverse_cuthill_mckee_with_progress(
+    let options = RcmOptions {
+        start: RcmStart::PseudoPeripheral,
+        symmetric_mode,
+    };
+    Ok(reverse_cuthill_mckee_with_options(
         pattern,
-        RcmStart::PseudoPeripheral,
+        options,
         &mut stepped,
     )?)
+}
+
+impl Reorderer {
+    /// Whether RCM may take `input.pattern` as symmetric without a check: the caller vouched
+    /// for the matrix ([`Reorderer::symmetric_pattern`]) and the pattern is the whole of it
+    /// (a sample of a symmetric pattern is not symmetric).
+    pub(crate) fn vouches_symmetric(&self, input: &SideInput<'_>) -> bool {
+        self.symmetric_pattern && std::ptr::eq(input.pattern, input.structure)
+    }
 }
 
 /// A TSP side once its windows are cut in the start order.
@@ -294,6 +303,24 @@ mod tests {
     use spmv_reorder_locality::{total_distance, CacheModel, Parallelism};
     use spmv_reorder_peers::{reverse_cuthill_mckee, RcmStart};
     use spmv_reorder_sparse::Permutation;
+
+    #[test]
+    fn a_pattern_vouched_symmetric_is_ordered_as_one_checked() {
+        // RCM skips its check of a vouched pattern: the same orders, by the default, by RCM, and
+        // by RCM over a sample, which the vouching does not cover (a sample of a symmetric
+        // pattern is not symmetric; taken as one it gave another order here).
+        let (a, _) = shuffle_symmetric(&poisson2d(30, 30).unwrap(), 6).unwrap();
+        for (method, sampler) in [
+            (crate::Method::Auto, "all"),
+            (crate::Method::Rcm, "all"),
+            (crate::Method::Rcm, "random:0.5"),
+        ] {
+            let r = quick().method(method).sampler(sampler.parse().unwrap());
+            let checked = r.clone().run(&a).unwrap();
+            let vouched = r.symmetric_pattern(true).run(&a).unwrap();
+            assert_eq!(checked.rows, vouched.rows, "{method:?} {sampler}");
+        }
+    }
 
     #[test]
     fn cache_check_returns_the_order_whose_modelled_misses_cost_least() {
