@@ -49,8 +49,8 @@ impl<'a> Graph<'a> {
 
     /// [`Self::symmetrised`]; with `known_symmetric` the caller vouches that the pattern equals
     /// its transpose's, and the check is skipped (a third of RCM's time on R-MAT 20 shuffled).
-    /// On a pattern that is not symmetric the graph then has one-way edges: every search still
-    /// visits each node once, in a worse order.
+    /// On a pattern that is not symmetric the graph then has one-way edges, which RCM follows to
+    /// a worse order ([`crate::rcm`] still numbers each node once).
     ///
     /// # Panics
     /// As [`Self::symmetrised`].

@@ -209,8 +209,8 @@ impl Reorderer {
 
     /// Vouches that the matrix's pattern equals its transpose's, as a Matrix Market file stored
     /// as symmetric, skew-symmetric or Hermitian does once expanded (default: false, checked):
-    /// RCM then skips its structural symmetry check, a fifth to a quarter of the default's time
-    /// on a shuffled 1M-row matrix. Applies where RCM orders the whole pattern, not a sample of
+    /// RCM then skips its structural symmetry check, up to a quarter of the default's time on a
+    /// shuffled 1M-row matrix (R-MAT 20). Applies where RCM orders the whole pattern, not a sample of
     /// it. Vouched for wrongly, RCM still returns a permutation, in a worse order.
     pub fn symmetric_pattern(mut self, known: bool) -> Self {
         self.symmetric_pattern = known;

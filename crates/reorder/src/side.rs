@@ -105,11 +105,10 @@ impl Reorderer {
 }
 
 /// The rows of `input.pattern` in the order of `config`'s peer method (`None` for the TSP
-/// method), with the
-/// peers' published parameters: RCM from a pseudo-peripheral node, Gorder's window of 5 and its
-/// default hub threshold, degree by decreasing row length, METIS parts of `part_rows` rows.
-/// RCM and Gorder, which can take a while on large matrices, tell `done` the share of their work
-/// done.
+/// method), with the peers' published parameters: RCM from a pseudo-peripheral node (without a
+/// symmetry check where `config` vouches for the pattern), Gorder's window of 5 and its default
+/// hub threshold, degree by decreasing row length, METIS parts of `part_rows` rows. RCM and
+/// Gorder, which can take a while on large matrices, tell `done` the share of their work done.
 fn peer_order(
     config: &Reorderer,
     input: &SideInput<'_>,
