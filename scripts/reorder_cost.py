@@ -2,12 +2,11 @@
 """The default's reordering cost with every nonzero and with a 2% sample, in products of the input.
 
 For each matrix given, runs `spmv-reorder FILE --perm-out P --report R` with full information and
-with `--sampler random:0.02`, alternating (each first in every other round), REPS times each, and reads the report's
-`reorder_seconds` (sampling, ordering, length runs and even row splits; not reading, measuring or
-writing). Each round
-then times one product of the input with `spmv-reorder bench FILE` (the best kernel's median at
---threads); prints the median cost in seconds and in products of the round's product, and whether
-the two permutations are the same.
+with `--sampler random:0.02`, alternating (each first in every other round), REPS times each, and
+reads the report's `reorder_seconds` (sampling, ordering, length runs and even row splits; not
+reading, measuring or writing). Each round then times one product of the input with
+`spmv-reorder bench FILE` (the best kernel's median at --threads); prints the median cost in
+seconds and in products of the round's product, and whether the two permutations are the same.
 
 Run from the repository root after `cargo build --release`:
     python3 scripts/reorder_cost.py [--reps 3] [--threads 2] FILE...
