@@ -61,10 +61,10 @@ impl Reorderer {
 /// [`Tuning::sampled_row_segments`](crate::Tuning) (fewer warm-ups: the replays of RCM's order
 /// are most of what a sample can save, on a shuffled matrix).
 fn replay_sample(input: &SideInput<'_>, model: &CacheModel, tuning: Tuning) -> ReplaySample {
-    let segments = if input.pattern.nnz() < input.structure.nnz() {
-        tuning.sampled_row_segments
-    } else {
+    let segments = if input.sees_every_nonzero() {
         tuning.priced_row_segments
+    } else {
+        tuning.sampled_row_segments
     };
     ReplaySample {
         lines: sampled_lines(input, model, tuning),
@@ -88,7 +88,7 @@ fn sampled_lines(input: &SideInput<'_>, model: &CacheModel, tuning: Tuning) -> L
         .structure
         .ncols()
         .div_ceil(model.l1.elements_per_line());
-    let (share, lines_min) = if sampled >= whole {
+    let (share, lines_min) = if input.sees_every_nonzero() {
         (tuning.priced_line_share, tuning.priced_x_lines_min)
     } else {
         (whole / sampled.max(1), tuning.sampled_x_lines_min)

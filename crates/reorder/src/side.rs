@@ -38,6 +38,14 @@ pub(crate) struct SideInput<'a> {
     pub(crate) side: Side,
 }
 
+impl SideInput<'_> {
+    /// Whether the ordering sees every nonzero: `pattern` is the whole `structure`, not a sample
+    /// of it (a sample is a subset, so as many entries means the same ones).
+    pub(crate) fn sees_every_nonzero(&self) -> bool {
+        self.pattern.nnz() >= self.structure.nnz()
+    }
+}
+
 impl Reorderer {
     /// Orders the rows of `input.pattern`.
     ///
@@ -161,7 +169,7 @@ impl Reorderer {
     /// for the matrix ([`Reorderer::symmetric_pattern`]) and the pattern is the whole of it
     /// (a sample of a symmetric pattern is not symmetric).
     pub(crate) fn vouches_symmetric(&self, input: &SideInput<'_>) -> bool {
-        self.symmetric_pattern && std::ptr::eq(input.pattern, input.structure)
+        self.symmetric_pattern && input.sees_every_nonzero()
     }
 }
 
