@@ -160,6 +160,9 @@ fn replay<T: Value>(
     let spans = row_spans(a, new_to_old, levels, streams, sample);
     let mut progress = ReplayProgress::new(rows_done, new_to_old.len(), &spans);
     let mut counted_nonzeros = 0usize;
+    // A row's `x` positions, gathered before its reads are replayed: the loads of a separate
+    // loop overlap, where one per read, behind the previous read's replay, waits alone.
+    let mut positions: Vec<usize> = Vec::new();
     for span in &spans {
         let mut k = span.nonzeros_before;
         for i in span.warm_from..span.to {
@@ -170,16 +173,17 @@ fn replay<T: Value>(
             }
             let counted = if i >= span.from { misses.len() } else { 0 };
             let row = a.row(new_to_old[i]).0;
-            for &c in row {
+            positions.clear();
+            if cols_as_read {
+                positions.extend(row.iter().map(|&c| c as usize));
+            } else {
+                positions.extend(row.iter().map(|&c| col_pos[c as usize]));
+            }
+            for &position in &positions {
                 if streams {
                     touch(col_base + to_line.of(k * 4));
                     touch(val_base + to_line.of(k * 8));
                 }
-                let position = if cols_as_read {
-                    c as usize
-                } else {
-                    col_pos[c as usize]
-                };
                 let missed = touch(to_x_line.of(position)).min(counted);
                 for m in &mut misses[..missed] {
                     *m += 1;
@@ -499,6 +503,7 @@ impl LruCache {
     }
 
     /// Touches `line`; true on a hit.
+    #[inline]
     fn access(&mut self, line: usize) -> bool {
         // Sets are a power of two in every usual shape: a mask, not a division.
         let set = if self.sets.is_power_of_two() {
