@@ -16,7 +16,7 @@ use spmv_reorder_evaluate::evaluate::{
     MatrixEvaluation,
 };
 use spmv_reorder_gen::{poisson2d, poisson3d, random_geometric};
-use spmv_reorder_mtx::{read_path, ReadOptions};
+use spmv_reorder_mtx::{read_path, ReadOptions, Symmetry};
 use spmv_reorder_reorder::Reorderer;
 use spmv_reorder_sparse::CsrMatrix;
 use std::path::PathBuf;
@@ -71,7 +71,9 @@ fn args() -> Args {
     a
 }
 
-fn cases(dir: &Option<PathBuf>) -> Vec<(String, CsrMatrix<f64>)> {
+/// The matrices, each with whether its pattern is known to be symmetric (a file stored
+/// symmetric; the generated ones all are).
+fn cases(dir: &Option<PathBuf>) -> Vec<(String, CsrMatrix<f64>, bool)> {
     match dir {
         Some(d) => matrix_files(d)
             .expect("readable folder")
@@ -79,15 +81,25 @@ fn cases(dir: &Option<PathBuf>) -> Vec<(String, CsrMatrix<f64>)> {
             .map(|f| {
                 let name = f.file_name().unwrap().to_string_lossy().into_owned();
                 let m = read_path(&f, &ReadOptions::default()).expect("a valid matrix");
-                (name, m.matrix.to_real())
+                let symmetric = m.header.symmetry != Symmetry::General;
+                (name, m.matrix.to_real(), symmetric)
             })
             .collect(),
         None => vec![
-            ("poisson3d-60".into(), poisson3d(60, 60, 60).expect("grid")),
-            ("poisson2d-700".into(), poisson2d(700, 700).expect("grid")),
+            (
+                "poisson3d-60".into(),
+                poisson3d(60, 60, 60).expect("grid"),
+                true,
+            ),
+            (
+                "poisson2d-700".into(),
+                poisson2d(700, 700).expect("grid"),
+                true,
+            ),
             (
                 "geometric-400k".into(),
                 random_geometric(400_000, 12.0, 1).expect("graph"),
+                true,
             ),
         ],
     }
@@ -106,9 +118,9 @@ fn main() {
     opts.reps = args.reps;
     let evals: Vec<MatrixEvaluation> = cases(&args.dir)
         .into_iter()
-        .map(|(name, a)| {
+        .map(|(name, a, symmetric)| {
             eprintln!("{name}: {} rows, {} nonzeros", a.nrows(), a.nnz());
-            evaluate_matrix(&name, &a, &opts).expect("evaluation")
+            evaluate_matrix(&name, &a, symmetric, &opts).expect("evaluation")
         })
         .collect();
     print!("{}", markdown_table(&evals));

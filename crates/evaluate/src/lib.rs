@@ -20,7 +20,7 @@
 //! let rcm = Candidate::parse("rcm", &Reorderer::new())?;
 //! let mut opts = EvaluateOptions::with_candidates(vec![rcm]);
 //! (opts.shuffle, opts.threads, opts.reps) = (Some(1), vec![1], 2);
-//! let e = evaluate_matrix("laplacian", &a, &opts)?;
+//! let e = evaluate_matrix("laplacian", &a, true, &opts)?;
 //! let (identity, rcm) = (&e.results[0], &e.results[1]);
 //! assert!(rcm.d < identity.d);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
