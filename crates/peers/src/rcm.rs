@@ -158,51 +158,77 @@ fn cuthill_mckee(
     let mut fresh: Vec<u32> = Vec::new();
     let mut numbering = Ticker::new(n);
     for first in nodes_by_degree(g) {
-        if visited[first] {
-            continue;
-        }
-        let root = match start {
-            RcmStart::PseudoPeripheral => {
-                let unplaced = n - sequence.len();
-                let mut searching = |round, expanded, total| {
-                    progress(RcmStep::StartSearch { round }, expanded, total)
-                };
-                let found = pseudo_peripheral_node(g, first, &mut levels, unplaced, &mut searching);
-                // Only a pattern wrongly vouched symmetric has one-way edges, along which the
-                // search can reach a node numbered before: start from `first` then.
-                if visited[found] {
-                    first
-                } else {
-                    found
-                }
-            }
-            RcmStart::MinimumDegree => first,
-        };
-        let mut head = sequence.len();
-        sequence.push(root as u32);
-        visited[root] = true;
-        while head < sequence.len() {
-            numbering.at(head, &mut |done, total| {
-                progress(RcmStep::Numbering, done, total)
-            });
-            g.prefetch_search(&sequence, head, &visited);
-            let v = sequence[head] as usize;
-            head += 1;
-            fresh.clear();
-            for list in g.neighbour_lists(v) {
-                for &u in list {
-                    if !visited[u as usize] {
-                        visited[u as usize] = true;
-                        fresh.push(u);
+        // Once on a symmetric pattern: the search stays in `first`'s component, and numbering it
+        // from any of its nodes numbers `first`. A pattern wrongly vouched symmetric has one-way
+        // edges, along which the search can end at a node from which `first` cannot be reached;
+        // each round numbers at least its root, so the rounds end.
+        while !visited[first] {
+            let root = match start {
+                RcmStart::PseudoPeripheral => {
+                    let unplaced = n - sequence.len();
+                    let mut searching = |round, expanded, total| {
+                        progress(RcmStep::StartSearch { round }, expanded, total)
+                    };
+                    let found =
+                        pseudo_peripheral_node(g, first, &mut levels, unplaced, &mut searching);
+                    // One-way edges can also lead the search to a node numbered before: start
+                    // from `first` then.
+                    if visited[found] {
+                        first
+                    } else {
+                        found
                     }
                 }
-            }
-            fresh.sort_unstable_by_key(|&u| (g.degree(u as usize), u));
-            sequence.extend_from_slice(&fresh);
+                RcmStart::MinimumDegree => first,
+            };
+            number_component(
+                g,
+                root,
+                &mut sequence,
+                &mut visited,
+                &mut fresh,
+                &mut numbering,
+                progress,
+            );
         }
     }
     progress(RcmStep::Numbering, n, n);
     sequence
+}
+
+/// Cuthill-McKee's numbering from `root`: appends to `sequence` every node not yet `visited`
+/// that a breadth-first search from `root` reaches, each level's new nodes by increasing degree.
+fn number_component(
+    g: &Graph,
+    root: usize,
+    sequence: &mut Vec<u32>,
+    visited: &mut [bool],
+    fresh: &mut Vec<u32>,
+    numbering: &mut Ticker,
+    progress: &mut dyn FnMut(RcmStep, usize, usize),
+) {
+    let mut head = sequence.len();
+    sequence.push(root as u32);
+    visited[root] = true;
+    while head < sequence.len() {
+        numbering.at(head, &mut |done, total| {
+            progress(RcmStep::Numbering, done, total)
+        });
+        g.prefetch_search(sequence, head, visited);
+        let v = sequence[head] as usize;
+        head += 1;
+        fresh.clear();
+        for list in g.neighbour_lists(v) {
+            for &u in list {
+                if !visited[u as usize] {
+                    visited[u as usize] = true;
+                    fresh.push(u);
+                }
+            }
+        }
+        fresh.sort_unstable_by_key(|&u| (g.degree(u as usize), u));
+        sequence.extend_from_slice(fresh);
+    }
 }
 
 /// All nodes by increasing degree, ties by index: a counting sort, `O(n + max degree)`.
@@ -409,6 +435,12 @@ mod tests {
         for unsymmetric in [&random, &crate::testutil::banded_random(2000, 16, 3)] {
             assert!(!unsymmetric.is_structurally_symmetric());
             assert_eq!(run(unsymmetric, vouched).len(), unsymmetric.nrows());
+        }
+        // Sparse random directed graphs, of many small pieces: a search from a row can end at a
+        // row whose numbering never reaches the first, which must then be numbered too.
+        for seed in 0..40 {
+            let sparse = crate::testutil::random_graph(300, 2, seed);
+            assert_eq!(run(&sparse, vouched).len(), 300, "seed {seed}");
         }
     }
 
