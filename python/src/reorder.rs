@@ -32,6 +32,7 @@ pub(crate) struct Options {
     cache_check: Option<bool>,
     length_change_cost: Option<u32>,
     row_split_threads: Option<usize>,
+    symmetric_pattern: Option<bool>,
 }
 
 impl Options {
@@ -105,6 +106,9 @@ impl Options {
         }
         if self.row_split_threads.is_some() {
             r = r.row_split_threads(self.row_split_threads);
+        }
+        if let Some(known) = self.symmetric_pattern {
+            r = r.symmetric_pattern(known);
         }
         Ok(r)
     }

@@ -133,6 +133,21 @@ def test_options_reach_the_library(shuffled):
     assert sr.Reorderer(row_split_threads=0).run(shuffled).report["row_splits"] is None
 
 
+def test_a_vouched_symmetric_pattern_is_taken_as_read(shuffled):
+    # A symmetric pattern vouched for is ordered as one checked.
+    for method in ("auto", "rcm"):
+        vouched = sr.Reorderer(method, symmetric_pattern=True).run(shuffled).perm
+        np.testing.assert_array_equal(vouched, sr.Reorderer(method).run(shuffled).perm)
+    # An unsymmetric one is not checked, so RCM follows its one-way edges as they are: another
+    # order, still a permutation.
+    a = sp.random_array((300, 300), density=0.01, random_state=7, format="csr")
+    checked = sr.Reorderer("rcm").run(a).perm
+    vouched = sr.Reorderer("rcm", symmetric_pattern=True).run(a).perm
+    assert_is_permutation(vouched, 300)
+    assert_law(a, vouched)
+    assert not np.array_equal(vouched, checked)
+
+
 @pytest.mark.parametrize("kwargs, error", [
     ({"method": "bogus"}, ValueError),
     ({"window": "0"}, ValueError),
@@ -148,6 +163,7 @@ def test_options_reach_the_library(shuffled):
     ({"kicks": 1.5}, TypeError),
     ({"method": 3}, TypeError),
     ({"cache_check": "no"}, TypeError),
+    ({"symmetric_pattern": 1}, TypeError),
 ])
 def test_bad_options_raise(shuffled, kwargs, error):
     with pytest.raises(error):
