@@ -79,12 +79,16 @@ impl<'a> Pricing<'a> {
     ) -> Priced {
         let input_order = Permutation::identity(self.structure.nrows());
         let price = |rows| self.cost_with_progress(rows, rows_done);
-        let (input, start) = rayon::join(|| price(&input_order), || start.map(price));
+        // The floor, a pass over every column index, goes beside the input's replay, which reads
+        // no permutation and ends first.
+        let floor = || self.model.floor(self.structure);
+        let ((input, floor), start) =
+            rayon::join(|| (price(&input_order), floor()), || start.map(price));
         Priced {
             input_order,
             input,
             start,
-            floor: self.model.floor(self.structure),
+            floor,
             draft: None,
             draft_abandoned: false,
             refined: None,
