@@ -152,20 +152,17 @@ fn cuthill_mckee(
     progress: &mut dyn FnMut(RcmStep, usize, usize),
 ) -> Vec<u32> {
     let n = g.len();
-    let mut sequence: Vec<u32> = Vec::with_capacity(n);
-    let mut visited = vec![false; n];
     let mut levels = LevelStructure::new(n);
-    let mut fresh: Vec<u32> = Vec::new();
-    let mut numbering = Ticker::new(n);
+    let mut numbering = Numbering::new(n);
     for first in nodes_by_degree(g) {
         // Once on a symmetric pattern: the search stays in `first`'s component, and numbering it
         // from any of its nodes numbers `first`. A pattern wrongly vouched symmetric has one-way
         // edges, along which the search can end at a node from which `first` cannot be reached;
         // each round numbers at least its root, so the rounds end.
-        while !visited[first] {
+        while !numbering.visited[first] {
             let root = match start {
                 RcmStart::PseudoPeripheral => {
-                    let unplaced = n - sequence.len();
+                    let unplaced = n - numbering.sequence.len();
                     let mut searching = |round, expanded, total| {
                         progress(RcmStep::StartSearch { round }, expanded, total)
                     };
@@ -173,7 +170,7 @@ fn cuthill_mckee(
                         pseudo_peripheral_node(g, first, &mut levels, unplaced, &mut searching);
                     // One-way edges can also lead the search to a node numbered before: start
                     // from `first` then.
-                    if visited[found] {
+                    if numbering.visited[found] {
                         first
                     } else {
                         found
@@ -181,53 +178,65 @@ fn cuthill_mckee(
                 }
                 RcmStart::MinimumDegree => first,
             };
-            number_component(
-                g,
-                root,
-                &mut sequence,
-                &mut visited,
-                &mut fresh,
-                &mut numbering,
-                progress,
-            );
+            numbering.reached_from(g, root, progress);
         }
     }
     progress(RcmStep::Numbering, n, n);
-    sequence
+    numbering.sequence
 }
 
-/// Cuthill-McKee's numbering from `root`: appends to `sequence` every node not yet `visited`
-/// that a breadth-first search from `root` reaches, each level's new nodes by increasing degree.
-fn number_component(
-    g: &Graph,
-    root: usize,
-    sequence: &mut Vec<u32>,
-    visited: &mut [bool],
-    fresh: &mut Vec<u32>,
-    numbering: &mut Ticker,
-    progress: &mut dyn FnMut(RcmStep, usize, usize),
-) {
-    let mut head = sequence.len();
-    sequence.push(root as u32);
-    visited[root] = true;
-    while head < sequence.len() {
-        numbering.at(head, &mut |done, total| {
-            progress(RcmStep::Numbering, done, total)
-        });
-        g.prefetch_search(sequence, head, visited);
-        let v = sequence[head] as usize;
-        head += 1;
-        fresh.clear();
-        for list in g.neighbour_lists(v) {
-            for &u in list {
-                if !visited[u as usize] {
-                    visited[u as usize] = true;
-                    fresh.push(u);
+/// Cuthill-McKee's sequence as it grows.
+struct Numbering {
+    /// The nodes numbered so far, in their order.
+    sequence: Vec<u32>,
+    /// Whether each node is in `sequence`.
+    visited: Vec<bool>,
+    /// The new neighbours of the node being expanded, before they are sorted.
+    fresh: Vec<u32>,
+    ticker: Ticker,
+}
+
+impl Numbering {
+    fn new(n: usize) -> Self {
+        Self {
+            sequence: Vec::with_capacity(n),
+            visited: vec![false; n],
+            fresh: Vec::new(),
+            ticker: Ticker::new(n),
+        }
+    }
+
+    /// Numbers `root`, then every node not yet numbered that a breadth-first search from it
+    /// reaches, each node's new neighbours by increasing degree.
+    fn reached_from(
+        &mut self,
+        g: &Graph,
+        root: usize,
+        progress: &mut dyn FnMut(RcmStep, usize, usize),
+    ) {
+        let mut head = self.sequence.len();
+        self.sequence.push(root as u32);
+        self.visited[root] = true;
+        while head < self.sequence.len() {
+            self.ticker.at(head, &mut |done, total| {
+                progress(RcmStep::Numbering, done, total)
+            });
+            g.prefetch_search(&self.sequence, head, &self.visited);
+            let v = self.sequence[head] as usize;
+            head += 1;
+            self.fresh.clear();
+            for list in g.neighbour_lists(v) {
+                for &u in list {
+                    if !self.visited[u as usize] {
+                        self.visited[u as usize] = true;
+                        self.fresh.push(u);
+                    }
                 }
             }
+            self.fresh
+                .sort_unstable_by_key(|&u| (g.degree(u as usize), u));
+            self.sequence.extend_from_slice(&self.fresh);
         }
-        fresh.sort_unstable_by_key(|&u| (g.degree(u as usize), u));
-        sequence.extend_from_slice(fresh);
     }
 }
 
