@@ -621,3 +621,36 @@ fn a_draft_far_behind_at_its_checkpoint_is_set_aside_for_the_same_order() {
         "not the input's order with runs"
     );
 }
+
+#[test]
+fn a_quiet_run_writes_what_a_loud_one_writes_and_its_report_keeps_the_misses() {
+    let dir = temp_dir();
+    let input = matrix("bcsstk05.mtx.gz");
+    let main_job = |name: &str, extra: &[&str]| {
+        let (out, perm) = (format!("{name}.mtx"), format!("{name}.perm"));
+        let mut args = vec![input.to_str().unwrap(), "-o", &out, "--perm-out", &perm];
+        args.extend_from_slice(extra);
+        let (ok, stdout, err) = run(&args, dir.path());
+        assert!(ok, "{err}");
+        let read = |f: &str| std::fs::read(dir.path().join(f)).unwrap();
+        (stdout, read(&out), read(&perm))
+    };
+    // A quiet run without a report skips the modelled misses, which nothing would show.
+    let (quiet_stdout, quiet_out, quiet_perm) = main_job("quiet", &["--quiet"]);
+    let (loud_stdout, loud_out, loud_perm) = main_job("loud", &[]);
+    assert!(quiet_stdout.is_empty(), "{quiet_stdout}");
+    assert!(
+        loud_stdout.contains("x misses per 1000 nonzeros"),
+        "{loud_stdout}"
+    );
+    assert!(quiet_out == loud_out && quiet_perm == loud_perm);
+    // A report asked for has them, quiet or not.
+    main_job("reported", &["--quiet", "--report", "r.json"]);
+    let report = json(&std::fs::read_to_string(dir.path().join("r.json")).unwrap());
+    for key in ["x_misses_before", "x_misses_after"] {
+        assert!(
+            report[key]["l1_misses"].as_u64().unwrap() > 0,
+            "{key}: {report}"
+        );
+    }
+}

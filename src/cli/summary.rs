@@ -165,19 +165,25 @@ fn why(c: &CacheCheck, requested: Method, t: &Tuning) -> String {
     )
 }
 
-/// The modelled `x` misses per nonzero before and after (the figure that predicts speed), then
-/// `D` before and after, and before the length runs when they were made.
+/// The modelled `x` misses per nonzero before and after (the figure that predicts speed) when
+/// measured, then `D` before and after, and before the length runs when they were made.
 fn locality(r: &ReorderReport, nnz: usize) -> String {
     let per_k = |misses: u64| 1000.0 * misses as f64 / nnz.max(1) as f64;
+    let misses = match (r.x_misses_before, r.x_misses_after) {
+        (Some(before), Some(after)) => format!(
+            "x misses per 1000 nonzeros (cache model) L1 {:.0} -> {:.0}, L2 {:.1} -> {:.1}; ",
+            per_k(before.l1_misses),
+            per_k(after.l1_misses),
+            per_k(before.l2_misses),
+            per_k(after.l2_misses),
+        ),
+        _ => String::new(),
+    };
     let runs = r.length_runs.map_or(String::new(), |runs| {
         format!(", {} before the length runs", thousands(runs.d_without))
     });
     format!(
-        "x misses per 1000 nonzeros (cache model) L1 {:.0} -> {:.0}, L2 {:.1} -> {:.1}; D {} -> {}{runs}",
-        per_k(r.x_misses_before.l1_misses),
-        per_k(r.x_misses_after.l1_misses),
-        per_k(r.x_misses_before.l2_misses),
-        per_k(r.x_misses_after.l2_misses),
+        "{misses}D {} -> {}{runs}",
         thousands(r.d_before),
         thousands(r.d_after)
     )

@@ -8,7 +8,7 @@ use crate::report::{Kept, LengthRuns, ReorderReport, RowSplits, SideReport, TspR
 use crate::windows::{windows_for, SampledLatencies};
 use crate::{Method, PermuteMode, ReorderError, Reorderer, StartOrder, WindowSpec};
 use spmv_reorder_locality::{distance_in_order, total_distance, windowed_distance, Parallelism};
-use spmv_reorder_locality::{LineSample, Windows};
+use spmv_reorder_locality::{LineSample, ModelledCost, Windows};
 use spmv_reorder_sampling::Coverage;
 use spmv_reorder_sparse::{CsrMatrix, Permutation};
 use spmv_reorder_tsp::relative_gap;
@@ -57,17 +57,12 @@ impl Reorderer {
         let d_w_after = self.d_w_after(&o, d_after)?;
         let returned = returned_method(self.method, &o);
         let parts_kept = returned == Method::Rcm && self.start_order() == StartOrder::Parts;
-        let model = self.cache_check.unwrap_or_default();
-        let identity = (
-            Permutation::identity(o.full.nrows()),
-            Permutation::identity(o.full.ncols()),
-        );
-        let replays = SharedProgress::new(2 * o.full.nrows(), replayed);
-        let rows_done = |rows| replays.add(rows);
-        let price =
-            |rows, cols| model.cost_with_progress(o.full, rows, cols, LineSample::ALL, &rows_done);
-        let (x_misses_before, x_misses_after) =
-            rayon::join(|| price(&identity.0, &identity.1), || price(o.rows, o.cols));
+        let (x_misses_before, x_misses_after) = if self.model_misses {
+            let (before, after) = self.x_misses(&o, replayed);
+            (Some(before), Some(after))
+        } else {
+            (None, None)
+        };
         Ok(ReorderReport {
             windows: sides.first().map_or(0, |s| s.windows),
             tsp_cost,
@@ -103,6 +98,25 @@ impl Reorderer {
             cols: o.col_report,
             coverage: o.coverage,
         })
+    }
+
+    /// The modelled misses of the input order and of the new one, replayed side by side on the
+    /// pool's threads; `replayed` hears the share of the two replays done.
+    fn x_misses(
+        &self,
+        o: &Ordered<'_>,
+        replayed: &mut (dyn FnMut(f64) + Send),
+    ) -> (ModelledCost, ModelledCost) {
+        let model = self.cache_check.unwrap_or_default();
+        let identity = (
+            Permutation::identity(o.full.nrows()),
+            Permutation::identity(o.full.ncols()),
+        );
+        let replays = SharedProgress::new(2 * o.full.nrows(), replayed);
+        let rows_done = |rows| replays.add(rows);
+        let price =
+            |rows, cols| model.cost_with_progress(o.full, rows, cols, LineSample::ALL, &rows_done);
+        rayon::join(|| price(&identity.0, &identity.1), || price(o.rows, o.cols))
     }
 
     /// The order that came back (`returned`, a method's name), in words, with its length runs.
@@ -219,4 +233,38 @@ fn carried_d_w(
     debug_assert_eq!(lengths.iter().sum::<usize>(), rows.len());
     let w = Windows::from_lengths(lengths)?;
     Ok(windowed_distance(after, &w, Parallelism::Rayon)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testutil::quick;
+    use spmv_reorder_gen::{poisson2d, shuffle_symmetric};
+    use spmv_reorder_locality::CacheModel;
+    use spmv_reorder_sparse::Permutation;
+
+    #[test]
+    fn modelled_misses_are_measured_unless_turned_off() {
+        let (a, _) = shuffle_symmetric(&poisson2d(30, 30).unwrap(), 2).unwrap();
+        let model = CacheModel::default();
+        let on = quick().run(&a).unwrap();
+        let identity = Permutation::identity(a.nrows());
+        assert_eq!(
+            on.report.x_misses_before,
+            Some(model.cost(&a, &identity, &identity))
+        );
+        assert_eq!(
+            on.report.x_misses_after,
+            Some(model.cost(&a, &on.rows, &on.cols))
+        );
+        let off = quick().model_misses(false).run(&a).unwrap();
+        assert_eq!(
+            (off.report.x_misses_before, off.report.x_misses_after),
+            (None, None)
+        );
+        assert_eq!((&off.rows, &off.cols), (&on.rows, &on.cols));
+        assert_eq!(
+            (off.report.d_before, off.report.d_after),
+            (on.report.d_before, on.report.d_after)
+        );
+    }
 }

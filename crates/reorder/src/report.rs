@@ -21,10 +21,10 @@ pub struct ReorderReport {
     pub order: String,
     /// The modelled misses of SpMV's `x` reads in the input order
     /// ([`spmv_reorder_locality::CacheModel`], full pattern): the locality figure that predicts
-    /// speed where `D` does not.
-    pub x_misses_before: ModelledCost,
+    /// speed where `D` does not. `None` when not measured ([`crate::Reorderer::model_misses`]).
+    pub x_misses_before: Option<ModelledCost>,
     /// The same in the new order.
-    pub x_misses_after: ModelledCost,
+    pub x_misses_after: Option<ModelledCost>,
     /// Where the nonzeros the ordering saw came from (`all`, or the sampler's spelling).
     pub sampler: SamplerChoice,
     /// The windows of locality.
