@@ -16,7 +16,7 @@ use spmv_reorder_evaluate::evaluate::{
     MatrixEvaluation,
 };
 use spmv_reorder_gen::{poisson2d, poisson3d, random_geometric};
-use spmv_reorder_mtx::{read_path, ReadOptions, Symmetry};
+use spmv_reorder_mtx::{read_path, ReadOptions};
 use spmv_reorder_reorder::Reorderer;
 use spmv_reorder_sparse::CsrMatrix;
 use std::path::PathBuf;
@@ -81,7 +81,7 @@ fn cases(dir: &Option<PathBuf>) -> Vec<(String, CsrMatrix<f64>, bool)> {
             .map(|f| {
                 let name = f.file_name().unwrap().to_string_lossy().into_owned();
                 let m = read_path(&f, &ReadOptions::default()).expect("a valid matrix");
-                let symmetric = m.header.symmetry != Symmetry::General;
+                let symmetric = m.header.symmetry.is_triangular();
                 (name, m.matrix.to_real(), symmetric)
             })
             .collect(),

@@ -6,7 +6,7 @@ use spmv_reorder::evaluate::evaluate::{
     evaluate_matrix, markdown_table, matrix_files, summarize, summary_table, Candidate,
     EvaluateOptions, MatrixEvaluation,
 };
-use spmv_reorder::mtx::{self, OutputPlan, ReadOptions, Symmetry};
+use spmv_reorder::mtx::{self, OutputPlan, ReadOptions};
 use spmv_reorder::plot::{bar_chart_svg, BarChartOptions};
 use spmv_reorder::reorder::{Reorderer, SamplerChoice};
 use std::io::Write;
@@ -95,7 +95,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
             .and_then(|m| {
                 memory::reserve_for("evaluating", memory::REORDER, m.nrows(), m.ncols(), m.nnz())?;
                 // A file stored symmetric vouches for its pattern, as in the main job.
-                let symmetric = m.header.symmetry != Symmetry::General;
+                let symmetric = m.header.symmetry.is_triangular();
                 evaluate_matrix(&name, &m.matrix.to_real(), symmetric, &opts)
                     .with_context(|| format!("evaluating {}", f.display()))
             });

@@ -7,8 +7,7 @@ use super::values;
 use anyhow::{bail, Context};
 use spmv_reorder::locality::CacheModel;
 use spmv_reorder::mtx::{
-    self, IndexBase, MatrixMarket, OutputPlan, PermutationFormat, ReadOptions, Symmetry,
-    WriteOptions,
+    self, IndexBase, MatrixMarket, OutputPlan, PermutationFormat, ReadOptions, WriteOptions,
 };
 use spmv_reorder::peers::DEFAULT_PART_ROWS;
 use spmv_reorder::plot::{spy_png, SpyOptions};
@@ -222,7 +221,7 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
     let read_seconds = t.elapsed().as_secs_f64();
     // A file stored as symmetric, skew-symmetric or Hermitian was expanded from one triangle:
     // its pattern is symmetric, and RCM need not check it.
-    let reorderer = reorderer.symmetric_pattern(file.header.symmetry != Symmetry::General);
+    let reorderer = reorderer.symmetric_pattern(file.header.symmetry.is_triangular());
     // The modelled misses appear only in the summary and the report: a quiet run without a
     // report skips their two replays of the matrix.
     let reorderer = reorderer.model_misses(!args.quiet || args.report.is_some());
