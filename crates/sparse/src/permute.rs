@@ -104,10 +104,11 @@ impl<T: Value> CsrMatrix<T> {
         let row_ptr = self.permuted_row_ptr(rows);
         let nnz = self.nnz();
         let mut col_idx = vec![0u32; nnz];
-        let mut values = match self.values().first() {
-            Some(&v) => vec![v; nnz],
-            None => Vec::new(),
-        };
+        // Zeros the fill overwrites, their pages faulted in by the threads that fill them: one
+        // thread writing every value first made the permutation 1.25-1.5x as long (R-MAT scale
+        // 20, 250 MB of values: 1.02 s against 0.80 s; the 1M-row geometric graph 0.39 s
+        // against 0.26 s).
+        let mut values = T::zeros(nnz);
         let blocks: Vec<usize> = (0..self.nrows())
             .step_by(ROWS_PER_TASK)
             .chain([self.nrows()])

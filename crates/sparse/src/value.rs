@@ -16,6 +16,10 @@ pub trait Value: Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static {
     /// The value used when the entry takes part in a real computation (pattern entries are `1.0`,
     /// complex entries contribute their real part).
     fn to_f64(self) -> f64;
+    /// `len` zeros, for a buffer whose every slot is written next. Real and integer zeros come
+    /// from the allocator's zeroed pages, so that the threads that fill the buffer also fault its
+    /// pages in, instead of one thread writing every byte first.
+    fn zeros(len: usize) -> Vec<Self>;
 }
 
 impl Value for f64 {
@@ -30,6 +34,9 @@ impl Value for f64 {
     }
     fn to_f64(self) -> f64 {
         self
+    }
+    fn zeros(len: usize) -> Vec<Self> {
+        vec![0.0; len]
     }
 }
 
@@ -46,6 +53,9 @@ impl Value for i64 {
     fn to_f64(self) -> f64 {
         self as f64
     }
+    fn zeros(len: usize) -> Vec<Self> {
+        vec![0; len]
+    }
 }
 
 impl Value for Complex64 {
@@ -61,6 +71,9 @@ impl Value for Complex64 {
     fn to_f64(self) -> f64 {
         self.re
     }
+    fn zeros(len: usize) -> Vec<Self> {
+        vec![Complex64::new(0.0, 0.0); len]
+    }
 }
 
 impl Value for () {
@@ -69,5 +82,26 @@ impl Value for () {
     fn conjugate(self) -> Self {}
     fn to_f64(self) -> f64 {
         1.0
+    }
+    fn zeros(len: usize) -> Vec<Self> {
+        vec![(); len]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zeros_are_zero_entries_of_the_length_asked() {
+        assert_eq!(f64::zeros(3), [0.0; 3]);
+        assert!(
+            f64::zeros(4).iter().all(|z| z.to_bits() == 0),
+            "+0.0, not -0.0"
+        );
+        assert_eq!(i64::zeros(2), [0; 2]);
+        assert_eq!(Complex64::zeros(2), [Complex64::new(0.0, 0.0); 2]);
+        assert_eq!(<()>::zeros(5).len(), 5);
+        assert!(f64::zeros(0).is_empty());
     }
 }
