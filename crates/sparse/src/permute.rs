@@ -106,7 +106,7 @@ impl<T: Value> CsrMatrix<T> {
         let mut col_idx = vec![0u32; nnz];
         // Zeros the fill overwrites, their pages faulted in by the threads that fill them: one
         // thread writing every value first made the permutation 1.25-1.5x as long (R-MAT scale
-        // 20, 250 MB of values: 1.02 s against 0.80 s; the 1M-row geometric graph 0.39 s
+        // 20, 250 MB of values: 1.02 s against 0.80 s; the 1M-row geometric graph 0.40 s
         // against 0.26 s).
         let mut values = T::zeros(nnz);
         let blocks: Vec<usize> = (0..self.nrows())
