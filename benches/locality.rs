@@ -30,7 +30,8 @@ use spmv_reorder_gen::{poisson3d, shuffle_symmetric};
 use spmv_reorder_locality::{
     CacheModel, Footprints, GraphOptions, Parallelism, WindowGraph, Windows,
 };
-use spmv_reorder_peers::{reverse_cuthill_mckee, RcmStart};
+use spmv_reorder_peers::reverse_cuthill_mckee;
+use spmv_reorder_reorder::DEFAULT_RCM_START;
 use spmv_reorder_sparse::{CsrMatrix, Permutation};
 use std::time::{Duration, Instant};
 
@@ -299,7 +300,7 @@ fn check_case(
     unit_now: &mut dyn FnMut() -> Duration,
 ) -> Ratios {
     let model = CacheModel::default();
-    let rcm = reverse_cuthill_mckee(m, RcmStart::PseudoPeripheral).expect("square");
+    let rcm = reverse_cuthill_mckee(m, DEFAULT_RCM_START).expect("square");
     let input = Permutation::identity(m.nrows());
     let price = || {
         rayon::join(

@@ -82,6 +82,8 @@ def reorder(src, dst, spelling):
             cmd += ["--length-runs", w[len("runs="):]]
         elif w.startswith("splits="):
             cmd += ["--row-split-threads", w[len("splits="):]]
+        elif w.startswith("rcm-start="):
+            cmd += ["--rcm-start", w[len("rcm-start="):]]
         else:
             cmd += ["--sampler", w]
     run(cmd)

@@ -6,7 +6,8 @@
 
 use crate::EvaluateError;
 use spmv_reorder_reorder::{
-    Method, ReorderError, Reorderer, RunBlocks, SamplerChoice, StartOrder, WindowSpec,
+    parse_rcm_start, Method, ReorderError, Reorderer, RunBlocks, SamplerChoice, StartOrder,
+    WindowSpec,
 };
 use spmv_reorder_sparse::CsrMatrix;
 use spmv_reorder_spmv::bench::{run_many, BenchConfig};
@@ -31,7 +32,8 @@ impl Candidate {
     /// in blocks of `B`, `runs=0` for none, `runs=auto` as the default `tsp`:
     /// [`Reorderer::length_runs`]), `splits=N` (even row splits for 2 to `N` threads, `splits=0`
     /// for none: [`Reorderer::row_split_threads`]), `length-cost=W` (the
-    /// path's price of a change of row length: [`Reorderer::length_change_cost`]).
+    /// path's price of a change of row length: [`Reorderer::length_change_cost`]), `rcm-start=S`
+    /// (`peripheral` or `min-degree`: [`Reorderer::rcm_start`]).
     /// For example `tsp`, `tsp random:0.02`, `tsp start=rcm window=var`, `rcm`. The label is the
     /// spelling with single spaces.
     ///
@@ -57,6 +59,8 @@ impl Candidate {
                 reorderer.row_split_threads(Some(parse_count::<usize>("splits", n)?))
             } else if let Some(n) = t.strip_prefix("parts=") {
                 reorderer.part_rows(parse_count::<usize>("parts", n)?)
+            } else if let Some(r) = t.strip_prefix("rcm-start=") {
+                reorderer.rcm_start(parse_rcm_start(r)?)
             } else if let Some(w) = t.strip_prefix("length-cost=") {
                 reorderer.length_change_cost(parse_count("length-cost", w)?)
             } else {

@@ -36,7 +36,12 @@ impl Reorderer {
         done: &mut (dyn FnMut(OrderingStep, f64) + Send),
     ) -> Result<(Permutation, SideReport), ReorderError> {
         let clock = Instant::now();
-        let rcm = rcm_with_progress(input.structure, self.symmetric_pattern, done)?;
+        let rcm = rcm_with_progress(
+            input.structure,
+            self.rcm_start,
+            self.symmetric_pattern,
+            done,
+        )?;
         let Some(model) = &self.cache_check else {
             let report = SideReport::peer(input.side, clock.elapsed().as_secs_f64());
             return Ok((rcm, report));

@@ -41,13 +41,15 @@ fn budget_columns(bytes: usize) -> usize {
 /// twice its rows in columns, less on a band) and shrink by the overshoot of the part at the
 /// [`FITTING_PERCENTILE`] for up to [`PARTITION_ROUNDS`] rounds. Not the widest part: one hub row
 /// of a power-law graph can read more columns than the budget alone, and chasing it would cut
-/// every other part down to a few rows.
+/// every other part down to a few rows. Inside each part the rows keep RCM's order from
+/// `rcm_start`.
 ///
 /// # Errors
 /// Those of METIS and RCM.
 pub(crate) fn cache_parts(
     structure: &CsrMatrix<()>,
     bytes: usize,
+    rcm_start: RcmStart,
 ) -> Result<CacheParts, ReorderError> {
     let n = structure.nrows();
     let budget = budget_columns(bytes);
@@ -62,7 +64,7 @@ pub(crate) fn cache_parts(
         // Shrink by the overshoot, and a tenth more: parts of a partition are not all alike.
         rows_per_part = (rows_per_part * budget / wide * 9 / 10).max(1);
     }
-    let rcm = reverse_cuthill_mckee(structure, RcmStart::PseudoPeripheral)?;
+    let rcm = reverse_cuthill_mckee(structure, rcm_start)?;
     let rank = rcm.old_to_new();
     let mut rows: Vec<usize> = (0..n).collect();
     rows.sort_unstable_by_key(|&r| (part[r], rank[r]));
@@ -147,6 +149,7 @@ fn run_lengths(values: impl IntoIterator<Item = u32>) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::DEFAULT_RCM_START;
     use spmv_reorder_gen::{poisson2d, shuffle_symmetric};
 
     /// Distinct columns of the rows `order[start..start + len]` of `a`.
@@ -162,7 +165,7 @@ mod tests {
         let (a, _) = shuffle_symmetric(&poisson2d(60, 60).unwrap(), 3).unwrap();
         let a = a.pattern();
         let bytes = 8 * 300; // 300 columns
-        let parts = cache_parts(&a, bytes).unwrap();
+        let parts = cache_parts(&a, bytes, DEFAULT_RCM_START).unwrap();
         let lengths = parts.windows.lengths();
         assert_eq!(lengths.iter().sum::<usize>(), 3600);
         assert!(lengths.len() >= 3600 / 300, "{} parts", lengths.len());
@@ -176,7 +179,7 @@ mod tests {
                 footprint(&a, rows)
             );
             // RCM's order inside the part.
-            let rcm = reverse_cuthill_mckee(&a, RcmStart::PseudoPeripheral).unwrap();
+            let rcm = reverse_cuthill_mckee(&a, DEFAULT_RCM_START).unwrap();
             let rank = rcm.old_to_new();
             assert!(rows.windows(2).all(|w| rank[w[0]] < rank[w[1]]));
             at += len;

@@ -111,6 +111,10 @@ pub use report::{
 };
 pub use sampler::SamplerChoice;
 pub use spec::{
-    Method, PermuteMode, RunBlocks, StartOrder, WindowSpec, DEFAULT_CACHE_WINDOW_BYTES,
+    parse_rcm_start, rcm_start_name, Method, PermuteMode, RunBlocks, StartOrder, WindowSpec,
+    DEFAULT_CACHE_WINDOW_BYTES,
 };
-pub use tuning::{Tuning, DEFAULT_LENGTH_CHANGE_COST, DEFAULT_ROW_SPLIT_THREADS};
+pub use spmv_reorder_peers::RcmStart;
+pub use tuning::{
+    Tuning, DEFAULT_LENGTH_CHANGE_COST, DEFAULT_RCM_START, DEFAULT_ROW_SPLIT_THREADS,
+};

@@ -368,7 +368,7 @@ mod tests {
     use crate::testutil::{path_cost, quick, sorted_in_blocks};
     use crate::windows::windows_for;
     use crate::Tuning;
-    use crate::{Method, RunBlocks, StartOrder, WindowSpec};
+    use crate::{Method, RcmStart, RunBlocks, StartOrder, WindowSpec};
     use proptest::prelude::*;
     use spmv_reorder_gen::{poisson2d, shuffle_symmetric};
     use spmv_reorder_locality::{total_distance, windowed_distance, CacheModel, Parallelism};
@@ -542,24 +542,35 @@ mod tests {
         // 90,000 rows: more than one report of each replay.
         let (a, _) = shuffle_symmetric(&poisson2d(300, 300).unwrap(), 5).unwrap();
         let rising = |shares: &[f64]| shares.windows(2).all(|w| w[0] <= w[1]);
-        let rcm_steps = [
-            OrderingStep::Rcm(RcmStep::Graph),
-            OrderingStep::Rcm(RcmStep::StartSearch { round: 1 }),
-            OrderingStep::Rcm(RcmStep::StartSearch { round: 2 }),
+        let graph = OrderingStep::Rcm(RcmStep::Graph);
+        let search = |round| OrderingStep::Rcm(RcmStep::StartSearch { round });
+        let numbering_step = OrderingStep::Rcm(RcmStep::Numbering);
+        // From a pseudo-peripheral node the start is searched first; from the node of least
+        // degree, the default, the numbering follows the graph.
+        let peripheral = [graph, search(1), search(2)];
+        let least_degree = [graph, numbering_step];
+        let starts = [
+            (RcmStart::PseudoPeripheral, &peripheral[..]),
+            (RcmStart::MinimumDegree, &least_degree[..]),
         ];
-        for method in [Method::Auto, Method::Rcm] {
-            let stages = stages_of(&Reorderer::new().method(method), &a);
+        for (method, (start, want)) in [Method::Auto, Method::Rcm]
+            .into_iter()
+            .flat_map(|m| starts.map(|s| (m, s)))
+        {
+            let reorderer = Reorderer::new().method(method).rcm_start(start);
+            let stages = stages_of(&reorderer, &a);
             let steps = ordering_steps(&stages);
             let names: Vec<OrderingStep> = steps.iter().map(|s| s.0).collect();
             let first = usize::from(method == Method::Rcm);
             if method == Method::Rcm {
                 assert_eq!(steps[0], (OrderingStep::Whole, vec![0.0]));
             }
-            assert_eq!(names[first..first + 3], rcm_steps, "{method:?}");
-            let numbering = names
-                .iter()
-                .position(|s| *s == OrderingStep::Rcm(RcmStep::Numbering))
-                .unwrap();
+            assert_eq!(
+                names[first..first + want.len()],
+                *want,
+                "{method:?} {start:?}"
+            );
+            let numbering = names.iter().position(|s| *s == numbering_step).unwrap();
             assert_eq!(steps[numbering].1.last(), Some(&1.0), "{method:?}");
             let last = steps.last().unwrap();
             if method == Method::Auto {

@@ -1,10 +1,12 @@
 //! [`Reorderer`]: the choices of a reordering, set one by one from the defaults the plain command
 //! line uses. [`crate::pipeline`] runs them. Each default is explained in `docs/tuning.md`.
 
-use crate::tuning::{Tuning, DEFAULT_LENGTH_CHANGE_COST, DEFAULT_ROW_SPLIT_THREADS};
+use crate::tuning::{
+    Tuning, DEFAULT_LENGTH_CHANGE_COST, DEFAULT_RCM_START, DEFAULT_ROW_SPLIT_THREADS,
+};
 use crate::{Method, PermuteMode, RunBlocks, SamplerChoice, StartOrder, WindowSpec};
 use spmv_reorder_locality::{CacheModel, GraphOptions};
-use spmv_reorder_peers::DEFAULT_PART_ROWS;
+use spmv_reorder_peers::{RcmStart, DEFAULT_PART_ROWS};
 use std::time::Duration;
 
 /// The configuration of a reordering. `Reorderer::new()` gives the defaults the plain command line
@@ -32,6 +34,7 @@ pub struct Reorderer {
     pub(crate) tuning: Tuning,
     pub(crate) part_rows: usize,
     pub(crate) symmetric_pattern: bool,
+    pub(crate) rcm_start: RcmStart,
     pub(crate) model_misses: bool,
 }
 
@@ -65,6 +68,7 @@ impl Reorderer {
             tuning: Tuning::default(),
             part_rows: DEFAULT_PART_ROWS,
             symmetric_pattern: false,
+            rcm_start: DEFAULT_RCM_START,
             model_misses: true,
         }
     }
@@ -233,6 +237,14 @@ impl Reorderer {
     /// and rows fit a 32 KiB L1 cache). Values of 0 are refused when the ordering runs.
     pub fn part_rows(mut self, rows: usize) -> Self {
         self.part_rows = rows;
+        self
+    }
+
+    /// Where reverse Cuthill-McKee starts in each component, wherever RCM's order is used: by
+    /// [`Method::Rcm`], by [`Method::Auto`] and as the TSP path's start (default
+    /// [`DEFAULT_RCM_START`], the node of least degree).
+    pub fn rcm_start(mut self, start: RcmStart) -> Self {
+        self.rcm_start = start;
         self
     }
 }

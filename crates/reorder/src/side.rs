@@ -88,13 +88,18 @@ impl Reorderer {
         let (start, windows) = match self.window {
             WindowSpec::Cache { bytes } => {
                 let bytes = bytes.unwrap_or(DEFAULT_CACHE_WINDOW_BYTES);
-                let parts = cache_parts(input.structure, bytes)?;
+                let parts = cache_parts(input.structure, bytes, self.rcm_start)?;
                 let start = Start::with_order(Some(parts.order), input.pattern, input.latencies)?;
                 (start, parts.windows)
             }
             _ => {
-                let start =
-                    Start::new(start_order, input.structure, input.pattern, input.latencies)?;
+                let start = Start::new(
+                    start_order,
+                    self.rcm_start,
+                    input.structure,
+                    input.pattern,
+                    input.latencies,
+                )?;
                 let windows = windows_for(self.window, &start.pattern, start.latencies())?;
                 (start, windows)
             }
@@ -113,7 +118,7 @@ impl Reorderer {
 }
 
 /// The rows of `input.pattern` in the order of `config`'s peer method (`None` for the TSP
-/// method), with the peers' published parameters: RCM from a pseudo-peripheral node (without a
+/// method), with the peers' published parameters: RCM from `config`'s start (without a
 /// symmetry check where `config` vouches for the pattern), Gorder's window of 5 and its default
 /// hub threshold, degree by decreasing row length, METIS parts of `part_rows` rows. RCM and
 /// Gorder, which can take a while on large matrices, tell `done` the share of their work done.
@@ -131,7 +136,12 @@ fn peer_order(
         Method::Identity => Ok(Permutation::identity(n)),
         Method::Random => Ok(Permutation::random(n, seed)),
         Method::Degree => Permutation::from_new_to_old(by_degree()).map_err(ReorderError::from),
-        Method::Rcm => rcm_with_progress(pattern, config.vouches_symmetric(input), done),
+        Method::Rcm => rcm_with_progress(
+            pattern,
+            config.rcm_start,
+            config.vouches_symmetric(input),
+            done,
+        ),
         Method::Gorder => {
             let mut swept = |work, total| done(OrderingStep::Whole, share(work, total));
             gorder_with_progress(pattern, GORDER_WINDOW, default_hub_threshold(n), &mut swept)
@@ -146,15 +156,16 @@ fn peer_order(
 /// Gorder's window: the rows a candidate is scored against (the paper's 5).
 const GORDER_WINDOW: usize = 5;
 
-/// Reverse Cuthill-McKee from a pseudo-peripheral node, telling `done` each of its steps' share.
+/// Reverse Cuthill-McKee from `start`, telling `done` each of its steps' share.
 pub(crate) fn rcm_with_progress(
     pattern: &CsrMatrix<()>,
+    start: RcmStart,
     symmetric_mode: bool,
     done: &mut (dyn FnMut(OrderingStep, f64) + Send),
 ) -> Result<Permutation, ReorderError> {
     let mut stepped = |step, work, total| done(OrderingStep::Rcm(step), share(work, total));
     let options = RcmOptions {
-        start: RcmStart::PseudoPeripheral,
+        start,
         symmetric_mode,
     };
     Ok(reverse_cuthill_mckee_with_options(
@@ -304,12 +315,12 @@ impl SideWork<'_> {
 #[cfg(test)]
 mod tests {
     use crate::testutil::{path_cost, quick};
-    use crate::Tuning;
-    use crate::{Kept, SideReport, StartOrder};
+    use crate::{Kept, Reorderer, RunBlocks, SideReport, StartOrder};
+    use crate::{Tuning, DEFAULT_RCM_START};
     use spmv_reorder_gen::{poisson2d, poisson3d, shuffle_symmetric};
     use spmv_reorder_locality::{total_distance, CacheModel, Parallelism};
     use spmv_reorder_peers::{reverse_cuthill_mckee, RcmStart};
-    use spmv_reorder_sparse::Permutation;
+    use spmv_reorder_sparse::{CsrMatrix, Permutation};
 
     #[test]
     fn a_pattern_vouched_symmetric_is_ordered_as_one_checked() {
@@ -326,6 +337,39 @@ mod tests {
             let checked = r.clone().run(&a).unwrap();
             let vouched = r.symmetric_pattern(true).run(&a).unwrap();
             assert_eq!(checked.rows, vouched.rows, "{method:?} {sampler}");
+        }
+    }
+
+    #[test]
+    fn rcm_starts_where_it_is_told() {
+        // RCM's order by --method rcm and by the default without its check is that of the
+        // peers' RCM from the start asked. The two starts differ on a 12 x 12 grid with one more
+        // node hung from its centre: that node has the least degree, a corner is peripheral.
+        let grid = poisson2d(12, 12).unwrap();
+        let centre = 6 * 12 + 6;
+        let mut t: Vec<(usize, usize, f64)> = (0..grid.nrows())
+            .flat_map(|i| grid.row(i).0.iter().map(move |&j| (i, j as usize, 1.0)))
+            .collect();
+        t.extend([(144, 144, 1.0), (144, centre, 1.0), (centre, 144, 1.0)]);
+        let hung = CsrMatrix::from_triplets(145, 145, t).unwrap();
+        let (a, _) = shuffle_symmetric(&hung, 2).unwrap();
+        let peer = |start| reverse_cuthill_mckee(&a.pattern(), start).unwrap();
+        let (pp, md) = (
+            peer(RcmStart::PseudoPeripheral),
+            peer(RcmStart::MinimumDegree),
+        );
+        assert_ne!(pp, md);
+        for (start, want) in [
+            (RcmStart::PseudoPeripheral, &pp),
+            (RcmStart::MinimumDegree, &md),
+        ] {
+            let r = Reorderer::new()
+                .rcm_start(start)
+                .length_runs(Some(RunBlocks::Off));
+            let rcm = r.clone().method(crate::Method::Rcm).run(&a).unwrap();
+            assert_eq!(&rcm.rows, want, "{start:?}");
+            let auto = r.clone().cache_check(None).run(&a).unwrap();
+            assert_eq!(&auto.rows, want, "{start:?}");
         }
     }
 
@@ -390,7 +434,7 @@ mod tests {
         assert_refined_by_the_rule(side);
         // Tied with the input in the model, RCM's order has the lower `D`.
         assert!(c.tied && c.kept == Kept::Start, "{c:?}");
-        let rcm = reverse_cuthill_mckee(&a.pattern(), RcmStart::PseudoPeripheral).unwrap();
+        let rcm = reverse_cuthill_mckee(&a.pattern(), DEFAULT_RCM_START).unwrap();
         assert_eq!(r.rows, rcm);
         assert_eq!(
             r.report.d_after,
@@ -461,7 +505,7 @@ mod tests {
         );
         assert!(side.graph_seconds > 0.0);
         assert_refined_by_the_rule(side);
-        let rcm = reverse_cuthill_mckee(&a.pattern(), RcmStart::PseudoPeripheral).unwrap();
+        let rcm = reverse_cuthill_mckee(&a.pattern(), DEFAULT_RCM_START).unwrap();
         assert_eq!((c.kept, &r.rows), (Kept::Start, &rcm), "{c:?}");
         assert_eq!(near.start_cost, r.report.d_after, "window 1: D_w = D");
         // From the shuffled input, far from the bound, a path is computed: see

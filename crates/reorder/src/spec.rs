@@ -4,6 +4,7 @@
 //! [`PermuteMode`] and [`RunBlocks`] (`0`, `B`, `auto`).
 
 use crate::{ReorderError, Tuning};
+use spmv_reorder_peers::RcmStart;
 use std::fmt;
 use std::str::FromStr;
 
@@ -258,6 +259,31 @@ impl fmt::Display for StartOrder {
     }
 }
 
+/// RCM's start in each component ([`crate::Reorderer::rcm_start`]), spelled `peripheral`
+/// ([`RcmStart::PseudoPeripheral`]) or `min-degree` ([`RcmStart::MinimumDegree`], scipy's).
+///
+/// # Errors
+/// [`ReorderError::InvalidSpec`] for any other spelling.
+pub fn parse_rcm_start(s: &str) -> Result<RcmStart, ReorderError> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "peripheral" => Ok(RcmStart::PseudoPeripheral),
+        "min-degree" => Ok(RcmStart::MinimumDegree),
+        _ => Err(ReorderError::InvalidSpec {
+            what: "RCM start",
+            value: s.to_string(),
+            expected: "peripheral or min-degree",
+        }),
+    }
+}
+
+/// The spelling [`parse_rcm_start`] reads back.
+pub fn rcm_start_name(start: RcmStart) -> &'static str {
+    match start {
+        RcmStart::MinimumDegree => "min-degree",
+        _ => "peripheral",
+    }
+}
+
 /// Which consecutive rows the length runs sort by their number of nonzeros after ordering
 /// ([`crate::Reorderer::length_runs`], [`crate::length_runs`]). Spelled `0` (off), `B` (blocks of
 /// `B` rows) or `auto`.
@@ -423,6 +449,30 @@ mod tests {
             assert_eq!(s.to_string().parse::<StartOrder>().unwrap(), s);
         }
         assert!("metis".parse::<StartOrder>().is_err());
+    }
+
+    #[test]
+    fn rcm_starts_read_back_and_others_are_refused() {
+        for start in [RcmStart::PseudoPeripheral, RcmStart::MinimumDegree] {
+            assert_eq!(parse_rcm_start(rcm_start_name(start)).unwrap(), start);
+        }
+        assert_eq!(
+            parse_rcm_start(" Min-Degree ").unwrap(),
+            RcmStart::MinimumDegree
+        );
+        for bad in ["", "scipy", "peripheral2"] {
+            let e = parse_rcm_start(bad).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    ReorderError::InvalidSpec {
+                        what: "RCM start",
+                        ..
+                    }
+                ),
+                "{e}"
+            );
+        }
     }
 
     #[test]

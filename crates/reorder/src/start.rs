@@ -28,21 +28,19 @@ struct StartLatencies<'a> {
 
 impl<'a> Start<'a> {
     /// `pattern` (the sampled or full pattern of the side) and its `latencies` in the start order
-    /// `order`; `structure` is the side's full pattern, which RCM orders.
+    /// `order`; `structure` is the side's full pattern, which RCM orders from `rcm_start`.
     ///
     /// # Errors
     /// Those of the RCM ordering and of the permutation of `pattern`.
     pub(crate) fn new(
         order: StartOrder,
+        rcm_start: RcmStart,
         structure: &CsrMatrix<()>,
         pattern: &'a CsrMatrix<()>,
         latencies: Option<SampledLatencies<'a>>,
     ) -> Result<Self, ReorderError> {
         let first = match order {
-            StartOrder::Rcm => Some(reverse_cuthill_mckee(
-                structure,
-                RcmStart::PseudoPeripheral,
-            )?),
+            StartOrder::Rcm => Some(reverse_cuthill_mckee(structure, rcm_start)?),
             StartOrder::Greedy | StartOrder::Given => None,
             StartOrder::Parts => {
                 return Err(ReorderError::Incompatible(

@@ -2,6 +2,8 @@
 //! change of row length. `docs/tuning.md` gives the reason and the measurements behind each
 //! default.
 
+use spmv_reorder_peers::RcmStart;
+
 /// The tuning constants of a reordering ([`crate::Reorderer::tuning`]). Each default is explained
 /// in `docs/tuning.md`.
 ///
@@ -94,3 +96,8 @@ pub const DEFAULT_ROW_SPLIT_THREADS: usize = 16;
 /// What the TSP path pays by default for a change of row length between consecutive rows, in
 /// changed columns ([`crate::Reorderer::length_change_cost`]; why 2: `docs/tuning.md`).
 pub const DEFAULT_LENGTH_CHANGE_COST: u32 = 2;
+
+/// Where RCM starts by default ([`crate::Reorderer::rcm_start`]): each component's node of least
+/// degree, as scipy does. The pseudo-peripheral search costs about as much as the rest of RCM on
+/// 1M-row shuffled matrices and its orders ran no faster (why: `docs/tuning.md`).
+pub const DEFAULT_RCM_START: RcmStart = RcmStart::MinimumDegree;
