@@ -17,7 +17,7 @@ matrices (at most 1: met) and, for the matrices as generated, the default's time
 
 Usage:
   python3 scripts/mkl_eval.py --generate DIR [--bin target/release/spmv-reorder]  # write the set, evaluate
-  python3 scripts/mkl_eval.py DIR [--only NAME] [--reps 7] [--threads 1,2]
+  python3 scripts/mkl_eval.py DIR [--only NAME] [--reps 7] [--threads 1,2] [--also LABEL=OPTIONS]
 
 The generated set: 3D Poisson 100^3, a random geometric graph of 1M points, a banded matrix of 1M rows
 and 10M nonzeros, R-MAT scale 20; each as generated and shuffled (`gen ... --shuffle 1`).
@@ -38,6 +38,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUN_BLOCK = 128
 PART_ROWS = 256
+# The orders every evaluation times: an --also label may not be one of them.
+RESERVED_LABELS = ("input", "rcm", "gp", "rcm runs", "gp runs", "rcm runs split", "default", "floor")
 GENERATED = [
     ("poisson3d-100", ["poisson3d", "--nx", "100"]),
     ("geometric-1M", ["geometric", "--n", "1000000"]),
@@ -190,8 +192,9 @@ def floor_twin(b):
     return sp.csr_matrix((b.data, cols, b.indptr), shape=b.shape)
 
 
-def default_order(binary, path):
-    """spmv-reorder's default order (new -> old, 0-based) and its reordering seconds."""
+def default_order(binary, path, options=()):
+    """spmv-reorder's order with `options` (none: the default; new -> old, 0-based) and its
+    reordering seconds."""
     import json
 
     import numpy as np
@@ -199,7 +202,8 @@ def default_order(binary, path):
     with tempfile.TemporaryDirectory() as tmp:
         perm, report = os.path.join(tmp, "p.txt"), os.path.join(tmp, "r.json")
         subprocess.run(
-            [binary, path, "--perm-out", perm, "--report", report, "--quiet"], check=True
+            [binary, path, "--perm-out", perm, "--report", report, "--quiet", *options],
+            check=True,
         )
         order = np.loadtxt(perm, comments="%", dtype=np.int64) - 1
         with open(report) as f:
@@ -226,7 +230,7 @@ def timed(matrices, threads, mkl, reps):
     return {k: statistics.median(v) for k, v in samples.items()}
 
 
-def evaluate(path, binary, mkl, threads, reps):
+def evaluate(path, binary, mkl, threads, reps, also=()):
     a = load(path)
     s = symmetric_pattern(a)
     orders = {"rcm": rcm(a, s), "gp": metis_partition_order(a, s)}
@@ -236,6 +240,9 @@ def evaluate(path, binary, mkl, threads, reps):
     # told apart from locality (the peers of the target are the four orders above).
     orders["rcm runs split"] = spread_over_row_splits(a, orders["rcm runs"])
     orders["default"], cost = default_order(binary, path)
+    # Other options of the binary, timed in the same rounds (e.g. `--rcm-start peripheral`).
+    for label, options in also:
+        orders[label], _ = default_order(binary, path, options)
     mats = {"input": a} | {k: permute(a, p) for k, p in orders.items()}
     peers = ["rcm", "rcm runs", "gp", "gp runs"]
     print(f"\n## {os.path.basename(path)}: {a.shape[0]} rows, {a.nnz} nonzeros; "
@@ -279,10 +286,21 @@ def main():
     ap.add_argument("--only", help="only files whose name contains this")
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--also", action="append", default=[], metavar="LABEL=OPTIONS",
+                    help="also time spmv-reorder's order with these options, e.g. "
+                         "'peripheral=--rcm-start peripheral'")
     args = ap.parse_args()
     folder = args.generate or args.dir
     if not folder:
         ap.error("give a folder or --generate DIR")
+    also = []
+    for spec in args.also:
+        label, sep, options = spec.partition("=")
+        if not sep or not label:
+            ap.error(f"--also {spec!r}: expected LABEL=OPTIONS")
+        if label in RESERVED_LABELS or label in (a for a, _ in also):
+            ap.error(f"--also {spec!r}: the label {label!r} is taken")
+        also.append((label, options.split()))
     if args.generate:
         generate(args.generate, args.bin)
     mkl = mkl_library()
@@ -291,7 +309,7 @@ def main():
     files = [f for f in files if not args.only or args.only in os.path.basename(f)]
     shuffled, natural = {t: [] for t in threads}, {t: [] for t in threads}
     for f in files:
-        r = evaluate(f, args.bin, mkl, threads, args.reps)
+        r = evaluate(f, args.bin, mkl, threads, args.reps, also)
         for t, (to_target, to_input) in r.items():
             (shuffled if "shuffled" in os.path.basename(f) else natural)[t].append(
                 (to_target, to_input))
