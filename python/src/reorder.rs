@@ -7,7 +7,7 @@ use crate::matrix::{invalid, CsrArrays};
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use spmv_reorder_reorder::{Reorderer, Reordering};
+use spmv_reorder_reorder::{parse_rcm_start, Reorderer, Reordering};
 use spmv_reorder_sparse::Permutation;
 use std::time::Duration;
 
@@ -33,6 +33,7 @@ pub(crate) struct Options {
     length_change_cost: Option<u32>,
     row_split_threads: Option<usize>,
     symmetric_pattern: Option<bool>,
+    rcm_start: Option<String>,
 }
 
 impl Options {
@@ -60,6 +61,9 @@ impl Options {
         }
         if let Some(b) = &self.length_runs {
             r = r.length_runs(Some(b.parse().map_err(parse)?));
+        }
+        if let Some(s) = &self.rcm_start {
+            r = r.rcm_start(parse_rcm_start(s).map_err(parse)?);
         }
         if let Some(seed) = self.seed {
             r = r.seed(seed);

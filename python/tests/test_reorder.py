@@ -149,6 +149,25 @@ def test_a_vouched_symmetric_pattern_is_taken_as_read(shuffled):
     assert not np.array_equal(vouched, checked)
 
 
+def test_rcm_starts_where_it_is_told():
+    # A 12 x 12 grid with one more node hung from its centre: that node has the least degree,
+    # and RCM from it differs from RCM from a pseudo-peripheral node (a corner).
+    grid = sp.kron(sp.eye(12), sp.diags([1.0, 1.0, 1.0], [-1, 0, 1], shape=(12, 12)))
+    grid = grid + sp.kron(sp.diags([1.0, 1.0], [-1, 1], shape=(12, 12)), sp.eye(12))
+    a = sp.lil_array(sp.block_diag([grid, sp.eye(1)]))
+    a[144, 78] = a[78, 144] = 1
+    a = sp.csr_array(a)
+    orders = {}
+    for start in ("min-degree", "peripheral"):
+        orders[start] = sr.Reorderer("rcm", rcm_start=start).run(a).perm
+        assert_is_permutation(orders[start], 145)
+        assert_law(a, orders[start])
+    # The default start is the node of least degree; RCM numbers it last.
+    np.testing.assert_array_equal(sr.Reorderer("rcm").run(a).perm, orders["min-degree"])
+    assert orders["min-degree"][-1] == 144
+    assert orders["peripheral"][-1] != 144
+
+
 @pytest.mark.parametrize("kwargs, error", [
     ({"method": "bogus"}, ValueError),
     ({"window": "0"}, ValueError),
@@ -156,6 +175,8 @@ def test_a_vouched_symmetric_pattern_is_taken_as_read(shuffled):
     ({"sampler": "random:2"}, ValueError),
     ({"start": "middle"}, ValueError),
     ({"length_runs": "sometimes"}, ValueError),
+    ({"rcm_start": "centre"}, ValueError),
+    ({"rcm_start": 1}, TypeError),
     ({"seed": -1}, ValueError),
     ({"seed": 2**64}, ValueError),
     ({"threads": 0}, ValueError),

@@ -46,9 +46,11 @@
 //!   Gorder scores rows by shared columns, which is `A·Aᵀ` used implicitly, without its adjacency term.
 //! - **RCM starts from a pseudo-peripheral node** ([`RcmStart::PseudoPeripheral`], George-Liu),
 //!   searched from each component's minimum-degree node; scipy starts from the minimum-degree node
-//!   itself ([`RcmStart::MinimumDegree`], kept for comparison). The peripheral start costs a few more
-//!   breadth-first searches and gives a smaller bandwidth on most matrices (see
-//!   `scripts/compare_rcm.py`).
+//!   itself ([`RcmStart::MinimumDegree`]). The peripheral start costs a few more breadth-first
+//!   searches and gives a smaller bandwidth on most matrices (see `scripts/compare_rcm.py`). The
+//!   reordering pipeline starts from the minimum-degree node by default: the searches took about
+//!   as long as the rest of RCM on 1M-row shuffled matrices, and the bandwidth they saved did not
+//!   make SpMV faster there (`docs/tuning.md`).
 //! - **Gorder's hub columns are skipped** when propagating scores (threshold
 //!   [`default_hub_threshold`] `= max(256, ⌈√n⌉)` unless set), so power-law matrices cost
 //!   `O(nnz·T)`, not `O(Σ_c |c|²)`; a bucket queue (the paper's unit heap with its lazy

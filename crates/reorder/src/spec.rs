@@ -280,7 +280,9 @@ pub fn parse_rcm_start(s: &str) -> Result<RcmStart, ReorderError> {
 pub fn rcm_start_name(start: RcmStart) -> &'static str {
     match start {
         RcmStart::MinimumDegree => "min-degree",
-        _ => "peripheral",
+        RcmStart::PseudoPeripheral => "peripheral",
+        // `RcmStart` may grow: a start this crate has no spelling for.
+        _ => "unnamed",
     }
 }
 
