@@ -15,8 +15,13 @@ per matrix and ordering: D1 and LL read misses per product and per nonzero, then
 matrices of each ordering's misses relative to RCM's, and relative to the best per matrix of the
 orderings named by --best-of.
 
+With --floor, each ordered matrix's ideal-locality twin is simulated too: the same row lengths, row i's
+k nonzeros moved to columns i..i+k-1 (shifted left at the last rows), so that `x` is read in sequence
+(the floor of `mkl_eval.py`). What an ordering misses beyond its twin is all that any order of those
+rows could still save; the summary gives each ordering's misses over its twin's.
+
 Usage: python3 scripts/cache_misses.py [--products P] [--ordering 'tsp' ...] [--ll BYTES]
-           [--best-of rcm,gp,nd] [--json F] [FILE ...]
+           [--best-of rcm,gp,nd] [--floor] [--json F] [FILE ...]
        (default: every matrices/*.mtx.gz; orderings rcm, gorder, tsp, tsp random:0.02; an ordering is
        spelled as for `evaluate --ordering`, e.g. 'auto', 'gp', 'tsp window=cache:32K')
 Needs valgrind and a release build (`cargo build --release`; or the binary named by $SPMV_REORDER_BIN).
@@ -67,6 +72,41 @@ def misses(matrix, iterations, tmp, ll_bytes):
     return v["D1mr"], v["DLmr"]
 
 
+def row_lengths(path):
+    """(row lengths, columns) of a Matrix Market coordinate file as `spmv-reorder` writes it (not
+    compressed), with a symmetric file's mirrored entries counted."""
+    with open(path) as f:
+        header = f.readline().lower().split()
+        if len(header) < 5 or header[1] != "matrix" or header[2] != "coordinate":
+            sys.exit(f"{path}: expected a Matrix Market coordinate file, found {' '.join(header)!r}")
+        mirrored = header[4] != "general"
+        line = f.readline()
+        while line.startswith("%") or not line.strip():
+            line = f.readline()
+        nrows, ncols, _ = (int(v) for v in line.split())
+        lengths = [0] * nrows
+        for line in f:
+            i, j = line.split(maxsplit=2)[:2]
+            i, j = int(i) - 1, int(j) - 1
+            lengths[i] += 1
+            if mirrored and i != j:
+                lengths[j] += 1
+    return lengths, ncols
+
+
+def floor_twin(src, dst):
+    """Writes to `dst` the ideal-locality twin of `src`: the same row lengths, row i's k nonzeros at
+    columns first..first+k-1 with first = max(0, min(i, ncols - k)), as a pattern file (values do
+    not change which lines are read)."""
+    lengths, ncols = row_lengths(src)
+    with open(dst, "w") as out:
+        out.write("%%MatrixMarket matrix coordinate pattern general\n")
+        out.write(f"{len(lengths)} {ncols} {sum(lengths)}\n")
+        for i, k in enumerate(lengths):
+            first = max(0, min(i, ncols - k))
+            out.write("".join(f"{i + 1} {c + 1}\n" for c in range(first, first + k)))
+
+
 def reorder(src, dst, spelling):
     """Reorders `src` into `dst` with an ordering spelled as for `evaluate --ordering`."""
     words = spelling.split()
@@ -96,6 +136,7 @@ def main():
     ap.add_argument("--ordering", action="append", default=None)
     ap.add_argument("--ll", type=int, default=1 << 20, help="simulated LL (L2) size in bytes")
     ap.add_argument("--best-of", default="", help="comma-separated orderings: the per-matrix best of them")
+    ap.add_argument("--floor", action="store_true", help="also simulate each ordered matrix's ideal-locality twin")
     ap.add_argument("--json")
     args = ap.parse_args()
     best_of = [b for b in args.best_of.split(",") if b]
@@ -118,18 +159,48 @@ def main():
             for spelling in ["identity"] + orderings:
                 m = os.path.join(tmp, "ordered.mtx")
                 reorder(shuffled, m, spelling)
-                d1a, lla = misses(m, 1, tmp, args.ll)
-                d1b, llb = misses(m, 1 + args.products, tmp, args.ll)
-                d1, ll = (d1b - d1a) / args.products, (llb - lla) / args.products
-                results.append({"matrix": name, "ordering": spelling, "nnz": nnz, "d1_misses": d1, "ll_misses": ll})
+                d1, ll = per_product(m, tmp, args)
+                result = {"matrix": name, "ordering": spelling, "nnz": nnz, "d1_misses": d1, "ll_misses": ll}
                 label = "shuffled" if spelling == "identity" else spelling
                 print(f"{name:<16} {label:<22} {d1:>13.0f} {ll:>13.0f} {d1 / nnz:>7.3f} {ll / nnz:>7.3f}", flush=True)
+                if args.floor:
+                    twin = os.path.join(tmp, "twin.mtx")
+                    floor_twin(m, twin)
+                    result["floor_d1_misses"], result["floor_ll_misses"] = fd1, fll = per_product(twin, tmp, args)
+                    print(f"{'':<16} {'  its twin':<22} {fd1:>13.0f} {fll:>13.0f} {fd1 / nnz:>7.3f} {fll / nnz:>7.3f}",
+                          flush=True)
+                results.append(result)
     summarise(results, ["identity"] + orderings, ["rcm"], "RCM")
     if best_of:
         summarise(results, ["identity"] + orderings, best_of, "the best of " + ", ".join(best_of))
+    if args.floor:
+        summarise_floor(results, ["identity"] + orderings)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(results, fh, indent=1)
+
+
+def per_product(matrix, tmp, args):
+    """(D1, LL) read misses of one product of `matrix`: the runs of 1 and 1 + P products differ by P."""
+    d1a, lla = misses(matrix, 1, tmp, args.ll)
+    d1b, llb = misses(matrix, 1 + args.products, tmp, args.ll)
+    return (d1b - d1a) / args.products, (llb - lla) / args.products
+
+
+def geometric_mean(ratios):
+    return math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else float("nan")
+
+
+def summarise_floor(results, spellings):
+    """Prints each ordering's geometric mean over matrices of its misses over its own twin's."""
+    print("\ngeometric mean over matrices of misses relative to the ordering's ideal-locality twin:")
+    for spelling in spellings:
+        for key in ["d1_misses", "ll_misses"]:
+            ratios = [r[key] / r["floor_" + key] for r in results
+                      if r["ordering"] == spelling and r[key] > 0 and r["floor_" + key] > 0]
+            gm = geometric_mean(ratios)
+            label = "shuffled" if spelling == "identity" else spelling
+            print(f"  {label:<22} {key:<10} {gm:.3f}")
 
 
 def summarise(results, spellings, reference, what):
@@ -144,7 +215,7 @@ def summarise(results, spellings, reference, what):
                 a, b = get[spelling][key], min(get[ref][key] for ref in reference)
                 if a > 0 and b > 0:
                     ratios.append(a / b)
-            gm = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else float("nan")
+            gm = geometric_mean(ratios)
             label = "shuffled" if spelling == "identity" else spelling
             print(f"  {label:<22} {key:<10} {gm:.3f}  (fewer on {sum(r < 1 for r in ratios)} of {len(ratios)})")
 
