@@ -86,6 +86,8 @@ def row_lengths(path):
         nrows, ncols, _ = (int(v) for v in line.split())
         lengths = [0] * nrows
         for line in f:
+            if not line.strip():
+                continue
             i, j = line.split(maxsplit=2)[:2]
             i, j = int(i) - 1, int(j) - 1
             lengths[i] += 1
