@@ -18,7 +18,9 @@ orderings named by --best-of.
 With --floor, each ordered matrix's ideal-locality twin is simulated too: the same row lengths, row i's
 k nonzeros moved to columns i..i+k-1 (shifted left at the last rows), so that `x` is read in sequence
 (the floor of `mkl_eval.py`). What an ordering misses beyond its twin is all that any order of those
-rows could still save; the summary gives each ordering's misses over its twin's.
+rows could still save; the summary gives each ordering's misses over its twin's and, with --best-of,
+the fewest twin's misses over the best of those orderings (about the lowest ratio any order could
+reach).
 
 Usage: python3 scripts/cache_misses.py [--products P] [--ordering 'tsp' ...] [--ll BYTES]
            [--best-of rcm,gp,nd] [--floor] [--json F] [FILE ...]
@@ -177,6 +179,8 @@ def main():
         summarise(results, ["identity"] + orderings, best_of, "the best of " + ", ".join(best_of))
     if args.floor:
         summarise_floor(results, ["identity"] + orderings)
+        if best_of:
+            summarise_reach(results, best_of)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(results, fh, indent=1)
@@ -203,6 +207,23 @@ def summarise_floor(results, spellings):
             gm = geometric_mean(ratios)
             label = "shuffled" if spelling == "identity" else spelling
             print(f"  {label:<22} {key:<10} {gm:.3f}")
+
+
+def summarise_reach(results, reference):
+    """Prints the geometric mean over matrices of the fewest misses of any twin over the fewest of
+    the `reference` orderings: about the lowest ratio to them that any order could reach, since a
+    twin misses only what every order must (each line of the arrays read once)."""
+    print(f"\ngeometric mean over matrices of the fewest twin's misses relative to the best of "
+          f"{', '.join(reference)} (what any order could reach, about):")
+    for key in ["d1_misses", "ll_misses"]:
+        ratios = []
+        for name in sorted({r["matrix"] for r in results}):
+            rows = [r for r in results if r["matrix"] == name]
+            twin = min(r["floor_" + key] for r in rows)
+            best = min(r[key] for r in rows if r["ordering"] in reference)
+            if twin > 0 and best > 0:
+                ratios.append(twin / best)
+        print(f"  {key:<10} {geometric_mean(ratios):.3f}  (over {len(ratios)} matrices)")
 
 
 def summarise(results, spellings, reference, what):
