@@ -165,7 +165,7 @@ def main():
                 reorder(shuffled, m, spelling)
                 d1, ll = per_product(m, tmp, args)
                 result = {"matrix": name, "ordering": spelling, "nnz": nnz, "d1_misses": d1, "ll_misses": ll}
-                label = "shuffled" if spelling == "identity" else spelling
+                label = label_of(spelling)
                 print(f"{name:<16} {label:<22} {d1:>13.0f} {ll:>13.0f} {d1 / nnz:>7.3f} {ll / nnz:>7.3f}", flush=True)
                 if args.floor:
                     twin = os.path.join(tmp, "twin.mtx")
@@ -193,6 +193,11 @@ def per_product(matrix, tmp, args):
     return (d1b - d1a) / args.products, (llb - lla) / args.products
 
 
+def label_of(spelling):
+    """How an ordering is printed: the identity of the shuffled matrix is the shuffled input."""
+    return "shuffled" if spelling == "identity" else spelling
+
+
 def geometric_mean(ratios):
     return math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else float("nan")
 
@@ -205,7 +210,7 @@ def summarise_floor(results, spellings):
             ratios = [r[key] / r["floor_" + key] for r in results
                       if r["ordering"] == spelling and r[key] > 0 and r["floor_" + key] > 0]
             gm = geometric_mean(ratios)
-            label = "shuffled" if spelling == "identity" else spelling
+            label = label_of(spelling)
             print(f"  {label:<22} {key:<10} {gm:.3f}")
 
 
@@ -239,7 +244,7 @@ def summarise(results, spellings, reference, what):
                 if a > 0 and b > 0:
                     ratios.append(a / b)
             gm = geometric_mean(ratios)
-            label = "shuffled" if spelling == "identity" else spelling
+            label = label_of(spelling)
             print(f"  {label:<22} {key:<10} {gm:.3f}  (fewer on {sum(r < 1 for r in ratios)} of {len(ratios)})")
 
 

@@ -38,8 +38,10 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUN_BLOCK = 128
 PART_ROWS = 256
+# The peers of the target: scipy's RCM and METIS's partition order, each as is and with runs.
+PEERS = ("rcm", "rcm runs", "gp", "gp runs")
 # The orders every evaluation times: an --also label may not be one of them.
-RESERVED_LABELS = ("input", "rcm", "gp", "rcm runs", "gp runs", "rcm runs split", "default", "floor")
+RESERVED_LABELS = ("input", *PEERS, "rcm runs split", "default", "floor")
 GENERATED = [
     ("poisson3d-100", ["poisson3d", "--nx", "100"]),
     ("geometric-1M", ["geometric", "--n", "1000000"]),
@@ -244,14 +246,13 @@ def evaluate(path, binary, mkl, threads, reps, also=()):
     for label, options in also:
         orders[label], _ = default_order(binary, path, options)
     mats = {"input": a} | {k: permute(a, p) for k, p in orders.items()}
-    peers = ["rcm", "rcm runs", "gp", "gp runs"]
     print(f"\n## {os.path.basename(path)}: {a.shape[0]} rows, {a.nnz} nonzeros; "
           f"default ordered in {cost:.2f} s")
     print(f"{'threads':8}" + "".join(f"{k:>15}" for k in mats) + f"{'floor':>15}")
     ratios = {}
     for t in threads:
         times = timed(mats, t, mkl, reps)
-        best = min(peers, key=times.get)
+        best = min(PEERS, key=times.get)
         pair = timed({"best": mats[best], "floor": floor_twin(mats[best])}, t, mkl, reps)
         floor = times[best] * pair["floor"] / pair["best"]
         target = max(0.91 * times[best], 1.05 * floor)
