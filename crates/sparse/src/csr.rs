@@ -276,38 +276,13 @@ impl<T: Value> CsrMatrix<T> {
         })
     }
 
-    /// `Aᵀ` with each value mapped by `value`, by a counting sort over columns.
+    /// `Aᵀ` with each value mapped by `value`, by a counting sort over columns (on the pool's
+    /// threads for large matrices: [`crate::transpose`]).
     fn transposed_with<U: Value>(
         &self,
-        value: impl Fn(T) -> U,
+        value: impl Fn(T) -> U + Sync,
     ) -> Result<CsrMatrix<U>, SparseError> {
-        let nnz = self.nnz();
-        let mut ptr = crate::occupied::try_filled(self.ncols + 1, 0usize, "row offsets")?;
-        for &c in &self.col_idx {
-            ptr[c as usize + 1] += 1;
-        }
-        for j in 0..self.ncols {
-            ptr[j + 1] += ptr[j];
-        }
-        let mut next = crate::occupied::try_filled(self.ncols, 0usize, "row offsets")?;
-        next.copy_from_slice(&ptr[..self.ncols]);
-        let mut col_idx = crate::occupied::try_filled(nnz, 0u32, "column indices")?;
-        let mut values: Vec<U> = match self.values.first() {
-            Some(&v) => crate::occupied::try_filled(nnz, value(v), "values")?,
-            None => Vec::new(),
-        };
-        for i in 0..self.nrows {
-            let (cols, vals) = self.row(i);
-            for (&c, &v) in cols.iter().zip(vals) {
-                let dst = next[c as usize];
-                col_idx[dst] = i as u32;
-                values[dst] = value(v);
-                next[c as usize] += 1;
-            }
-        }
-        Ok(CsrMatrix::new_unchecked(
-            self.ncols, self.nrows, ptr, col_idx, values,
-        ))
+        crate::transpose::transposed_with(self, value)
     }
 
     /// The structure alone (a pattern matrix).

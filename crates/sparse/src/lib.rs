@@ -70,6 +70,7 @@ pub mod short_intersection;
 // function.
 #[allow(unsafe_code)]
 pub mod short_union;
+mod transpose;
 mod value;
 
 pub use any::{AnyCsr, Field};
@@ -131,6 +132,20 @@ mod proptests {
             }
             prop_assert_eq!(t.nnz(), a.nnz());
             prop_assert_eq!(a.pattern_transpose(), t.pattern());
+        }
+
+        /// The two-pass sort of large matrices gives the one-pass sort's transpose, whatever the
+        /// stretches of rows and blocks of columns.
+        #[test]
+        fn two_pass_transpose_matches_one_pass(
+            a in arb_matrix(),
+            stretches in 1usize..6,
+            columns in 1usize..64,
+        ) {
+            prop_assert_eq!(
+                transpose::two_pass_with(&a, stretches, columns),
+                transpose::one_pass_with(&a)
+            );
         }
     }
 }
