@@ -16,9 +16,10 @@ use crate::occupied::try_filled;
 use crate::{split_by_offsets, CsrMatrix, SparseError, Value};
 use rayon::prelude::*;
 
-/// From this many nonzeros on the two-pass sort runs. On one thread it took 0.085 s to transpose
-/// a shuffled 10M-nonzero banded matrix where the one-pass sort took 0.16 s, and 0.082 s against
-/// 0.072 s on the same matrix in its banded order.
+/// From this many nonzeros on the two-pass sort runs, on any number of threads: on one thread it
+/// transposed a shuffled 10M-nonzero banded matrix in 0.086 s where the one-pass sort took 0.15 s,
+/// and the same matrix in its banded order in 0.081-0.082 s against 0.072-0.083 s
+/// (`docs/results.md`).
 const TWO_PASS_MIN_NNZ: usize = 1 << 20;
 /// The fewest nonzeros a stretch gets.
 const STRETCH_MIN_NNZ: usize = 1 << 18;
