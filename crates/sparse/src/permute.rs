@@ -4,8 +4,10 @@
 //! and sorted), `O(nnz + nrows)` for [`CsrMatrix::permute_rows`]; parallel over blocks of
 //! [`ROWS_PER_TASK`] rows, each block writing its own region of the result. The result is the only
 //! whole-matrix allocation: a row is sorted in a scratch list of its own length, one per thread,
-//! so the peak is the two matrices, not a third list of `(column, value)` pairs as long as the
-//! matrix. SPEC section 1 (the permutation convention). Called by the main job (the reordered
+//! so the peak is the two matrices, not a third list as long as the matrix. The list holds one
+//! `u64` per entry, its new column above its place in the old row, so that the sort compares
+//! plain integers and the values are gathered after it (`docs/results.md`, "Permuting the
+//! matrix"). SPEC section 1 (the permutation convention). Called by the main job (the reordered
 //! matrix), the benchmark and the evaluation.
 
 use crate::csr::check_len;
@@ -39,19 +41,25 @@ impl<T: Value> CsrMatrix<T> {
         check_len("row permutation", self.nrows(), rows.len())?;
         check_len("column permutation", self.ncols(), cols.len())?;
         let old_to_new_col = cols.old_to_new();
-        let b = self.with_rows_of(rows, rows_done, |scratch, (c, v), (c_dst, v_dst)| {
-            scratch.clear();
-            scratch.extend(
-                c.iter()
-                    .zip(v)
-                    .map(|(&c, &v)| (old_to_new_col[c as usize] as u32, v)),
-            );
-            scratch.sort_unstable_by_key(|e| e.0);
-            for ((c_dst, v_dst), &(c, v)) in c_dst.iter_mut().zip(v_dst).zip(scratch.iter()) {
-                *c_dst = c;
-                *v_dst = v;
-            }
-        });
+        let b = self.with_rows_of(
+            rows,
+            rows_done,
+            |keys: &mut Vec<u64>, (c, v), (c_dst, v_dst)| {
+                // Each entry's new column above its place in the old row: the sort compares
+                // plain integers, and moves 8 bytes an entry whatever the values.
+                keys.clear();
+                keys.extend(
+                    c.iter()
+                        .enumerate()
+                        .map(|(k, &c)| (old_to_new_col[c as usize] as u64) << 32 | k as u64),
+                );
+                keys.sort_unstable();
+                for ((c_dst, v_dst), &key) in c_dst.iter_mut().zip(v_dst).zip(keys.iter()) {
+                    *c_dst = (key >> 32) as u32;
+                    *v_dst = v[(key & u64::from(u32::MAX)) as usize];
+                }
+            },
+        );
         Ok(b)
     }
 
@@ -66,7 +74,7 @@ impl<T: Value> CsrMatrix<T> {
     pub fn permute_rows(&self, rows: &Permutation) -> Result<Self, SparseError> {
         check_len("row permutation", self.nrows(), rows.len())?;
         Ok(
-            self.with_rows_of(rows, &|_| {}, |_, (c, v), (c_dst, v_dst)| {
+            self.with_rows_of(rows, &|_| {}, |_: &mut (), (c, v), (c_dst, v_dst)| {
                 c_dst.copy_from_slice(c);
                 v_dst.copy_from_slice(v);
             }),
@@ -89,17 +97,19 @@ impl<T: Value> CsrMatrix<T> {
     }
 
     /// The matrix whose row `i` is `fill`ed from row `rows.new_to_old()[i]` of `self`: `fill`
-    /// gets a scratch list of its thread, the old row's columns and values, and the new row's
-    /// slots (as long as the old row), which it must fill with strictly increasing columns.
+    /// gets a scratch of its thread (an `S`, kept from row to row), the old row's columns and
+    /// values, and the new row's slots (as long as the old row), which it must fill with strictly
+    /// increasing columns.
     /// `rows_done` hears of each block of rows once filled.
-    fn with_rows_of<F>(
+    fn with_rows_of<S, F>(
         &self,
         rows: &Permutation,
         rows_done: &(dyn Fn(usize) + Sync),
         fill: F,
     ) -> Self
     where
-        F: Fn(&mut Vec<(u32, T)>, (&[u32], &[T]), (&mut [u32], &mut [T])) + Sync,
+        S: Default + Send,
+        F: Fn(&mut S, (&[u32], &[T]), (&mut [u32], &mut [T])) + Sync,
     {
         let row_ptr = self.permuted_row_ptr(rows);
         let nnz = self.nnz();
@@ -118,7 +128,7 @@ impl<T: Value> CsrMatrix<T> {
             .into_par_iter()
             .zip(split_by_offsets(&mut values, &block_ptr))
             .zip(blocks.par_windows(2))
-            .for_each_init(Vec::new, |scratch, ((c_block, v_block), w)| {
+            .for_each_init(S::default, |scratch, ((c_block, v_block), w)| {
                 let base = row_ptr[w[0]];
                 for new in w[0]..w[1] {
                     let slots = row_ptr[new] - base..row_ptr[new + 1] - base;
