@@ -409,6 +409,24 @@ impl CsrMatrix<()> {
     }
 }
 
+/// The rows of `row_ptr` cut into `parts` stretches of about equal entries: `parts + 1` row
+/// bounds (the first 0, the last the row count, never decreasing; a stretch may be empty), cut
+/// where the entries before a bound pass `t / parts` of the whole. The way parallel jobs over
+/// rows share the entries, not the rows.
+pub(crate) fn rows_cut_by_nonzeros(row_ptr: &[usize], parts: usize) -> Vec<usize> {
+    let rows = row_ptr.len().saturating_sub(1);
+    let nnz = row_ptr.last().copied().unwrap_or(0);
+    let parts = parts.max(1);
+    let mut bounds: Vec<usize> = (0..parts)
+        .map(|t| {
+            let target = (nnz as u128 * t as u128 / parts as u128) as usize;
+            row_ptr.partition_point(|&p| p < target).min(rows)
+        })
+        .collect();
+    bounds.push(rows);
+    bounds
+}
+
 /// Splits `data` into consecutive disjoint mutable chunks at `offsets` (`offsets[0] == 0`, the
 /// last equal to `data.len()`): chunk `b` is `data[offsets[b]..offsets[b + 1]]`. The way parallel
 /// jobs get their own region of an output (e.g. the rows of `y` of one thread block) without locks.

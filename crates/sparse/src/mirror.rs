@@ -20,6 +20,7 @@
 //! RCM's time there), and of the grid as generated, read in sequence, 14 ms as before. Called by
 //! the Matrix Market writer's symmetry check, `info` and the peer orderings' graph.
 
+use crate::csr::rows_cut_by_nonzeros;
 use crate::{prefetch, CsrMatrix, Value};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -37,11 +38,8 @@ fn sweep_blocks(row_ptr: &[usize], threads: usize) -> Vec<Range<usize>> {
     if nnz < SWEEP_PARALLEL_MIN_NNZ || blocks == 1 {
         return std::iter::once(0..rows).collect();
     }
-    let cut = |b: usize| row_ptr.partition_point(|&p| p < nnz / blocks * b).min(rows);
-    let mut starts: Vec<usize> = (0..blocks).map(cut).collect();
-    starts.dedup();
-    let ends = starts.iter().skip(1).copied().chain([rows]);
-    let blocks = starts.iter().zip(ends).map(|(&s, e)| s..e);
+    let bounds = rows_cut_by_nonzeros(row_ptr, blocks);
+    let blocks = bounds.windows(2).map(|w| w[0]..w[1]);
     blocks.filter(|b| !b.is_empty()).collect()
 }
 

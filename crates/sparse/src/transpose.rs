@@ -12,6 +12,7 @@
 //! part per thread, against the one-pass sort's offset per column. `O(nnz + ncols)` work either
 //! way. Called by [`CsrMatrix::try_transpose`] and [`CsrMatrix::pattern_transpose`].
 
+use crate::csr::rows_cut_by_nonzeros;
 use crate::occupied::try_filled;
 use crate::{split_by_offsets, CsrMatrix, SparseError, Value};
 use rayon::prelude::*;
@@ -101,7 +102,7 @@ fn two_pass<T: Value, U: Value>(
     stretches: usize,
     blocks: ColumnBlocks,
 ) -> Result<CsrMatrix<U>, SparseError> {
-    let bounds = stretch_bounds(a, stretches);
+    let bounds = rows_cut_by_nonzeros(a.row_ptr(), stretches);
     let ranges = dealt_ranges(a, &bounds, blocks);
     let (mut col_idx, mut values) = result_arrays(a, &value)?;
     let mut columns = try_filled(a.nnz(), 0u16, "columns within blocks")?;
@@ -281,20 +282,6 @@ fn sort_block<U: Value>(
     }
 }
 
-/// The first row of each stretch and the end: `stretches + 1` bounds, cutting the rows where the
-/// nonzeros before them pass each `t / stretches` of the whole.
-fn stretch_bounds<T: Value>(a: &CsrMatrix<T>, stretches: usize) -> Vec<usize> {
-    let (row_ptr, nnz) = (a.row_ptr(), a.nnz());
-    let mut bounds: Vec<usize> = (0..stretches)
-        .map(|t| {
-            let target = (nnz as u128 * t as u128 / stretches as u128) as usize;
-            row_ptr.partition_point(|&p| p < target).min(a.nrows())
-        })
-        .collect();
-    bounds.push(a.nrows());
-    bounds
-}
-
 /// [`two_pass`] with `stretches` stretches and blocks of `columns` columns, for the crate's
 /// property tests.
 #[cfg(test)]
@@ -397,8 +384,12 @@ mod tests {
     }
 
     #[test]
-    fn stretch_bounds_cut_by_nonzeros() {
+    fn stretches_cut_the_rows_by_nonzeros() {
         let a = spread(1000, 4);
-        assert_eq!(stretch_bounds(&a, 4), [0, 250, 500, 750, 1000]);
+        assert_eq!(
+            rows_cut_by_nonzeros(a.row_ptr(), 4),
+            [0, 250, 500, 750, 1000]
+        );
+        assert_eq!(rows_cut_by_nonzeros(&[0, 0, 0], 2), [0, 0, 2]);
     }
 }
