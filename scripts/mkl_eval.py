@@ -18,6 +18,10 @@ matrices (at most 1: met) and, for the matrices as generated, the default's time
 Usage:
   python3 scripts/mkl_eval.py --generate DIR [--bin target/release/spmv-reorder]  # write the set, evaluate
   python3 scripts/mkl_eval.py DIR [--only NAME] [--reps 7] [--threads 1,2] [--also LABEL=OPTIONS]
+                               [--jumbled-floor 64,512]
+
+--jumbled-floor B,... also times, in the floor's rounds, the floor with the columns of each aligned
+block of B columns permuted at random: every row reads the same stretch of x, out of sequence.
 
 The generated set: 3D Poisson 100^3, a random geometric graph of 1M points, a banded matrix of 1M rows
 and 10M nonzeros, R-MAT scale 20; each as generated and shuffled (`gen ... --shuffle 1`).
@@ -194,6 +198,21 @@ def floor_twin(b):
     return sp.csr_matrix((b.data, cols, b.indptr), shape=b.shape)
 
 
+def jumbled(b, block, seed=1):
+    """`b` with the columns of each aligned block of `block` columns permuted at random."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    n = b.shape[1]
+    rng = np.random.default_rng(seed)
+    keys = np.arange(n) // block + rng.random(n)  # a random order within each block
+    new = np.empty(n, dtype=np.int32)
+    new[np.argsort(keys, kind="stable")] = np.arange(n, dtype=np.int32)
+    m = sp.csr_matrix((b.data, new[b.indices], b.indptr), shape=b.shape)
+    m.sort_indices()
+    return m
+
+
 def default_order(binary, path, options=()):
     """spmv-reorder's order with `options` (none: the default; new -> old, 0-based) and its
     reordering seconds."""
@@ -232,7 +251,7 @@ def timed(matrices, threads, mkl, reps):
     return {k: statistics.median(v) for k, v in samples.items()}
 
 
-def evaluate(path, binary, mkl, threads, reps, also=()):
+def evaluate(path, binary, mkl, threads, reps, also=(), jumble=()):
     a = load(path)
     s = symmetric_pattern(a)
     orders = {"rcm": rcm(a, s), "gp": metis_partition_order(a, s)}
@@ -253,7 +272,10 @@ def evaluate(path, binary, mkl, threads, reps, also=()):
     for t in threads:
         times = timed(mats, t, mkl, reps)
         best = min(PEERS, key=times.get)
-        pair = timed({"best": mats[best], "floor": floor_twin(mats[best])}, t, mkl, reps)
+        twin = floor_twin(mats[best])
+        twins = {"best": mats[best], "floor": twin} | {
+            f"floor jumbled {j}": jumbled(twin, j) for j in jumble}
+        pair = timed(twins, t, mkl, reps)
         floor = times[best] * pair["floor"] / pair["best"]
         target = max(0.91 * times[best], 1.05 * floor)
         print(f"{t:<8}" + "".join(f"{v * 1e3:15.2f}" for v in times.values())
@@ -264,6 +286,11 @@ def evaluate(path, binary, mkl, threads, reps, also=()):
               f"{cost / times['input']:.0f} products of the input")
         print(f"         default {times['default'] / times['rcm runs split']:.3f}x the time of RCM with "
               f"runs and the same even row splits")
+        if jumble:
+            print("         over the best peer's time in the same rounds: floor "
+                  f"{pair['floor'] / pair['best']:.3f}; "
+                  + "; ".join(f"jumbled in blocks of {j} columns "
+                              f"{pair[f'floor jumbled {j}'] / pair['best']:.3f}" for j in jumble))
         ratios[t] = (times["default"] / target, times["default"] / times["input"])
     return ratios
 
@@ -290,7 +317,15 @@ def main():
     ap.add_argument("--also", action="append", default=[], metavar="LABEL=OPTIONS",
                     help="also time spmv-reorder's order with these options, e.g. "
                          "'peripheral=--rcm-start peripheral'")
+    ap.add_argument("--jumbled-floor", default="", metavar="B,...",
+                    help="also time the floor with the columns of each block of B permuted")
     args = ap.parse_args()
+    try:
+        jumble = [int(j) for j in args.jumbled_floor.split(",") if j]
+    except ValueError:
+        ap.error(f"--jumbled-floor {args.jumbled_floor!r}: expected block sizes like 64,512")
+    if any(j < 1 for j in jumble):
+        ap.error(f"--jumbled-floor {args.jumbled_floor!r}: block sizes are at least 1")
     folder = args.generate or args.dir
     if not folder:
         ap.error("give a folder or --generate DIR")
@@ -310,7 +345,7 @@ def main():
     files = [f for f in files if not args.only or args.only in os.path.basename(f)]
     shuffled, natural = {t: [] for t in threads}, {t: [] for t in threads}
     for f in files:
-        r = evaluate(f, args.bin, mkl, threads, args.reps, also)
+        r = evaluate(f, args.bin, mkl, threads, args.reps, also, jumble)
         for t, (to_target, to_input) in r.items():
             (shuffled if "shuffled" in os.path.basename(f) else natural)[t].append(
                 (to_target, to_input))
