@@ -18,7 +18,10 @@ matrices (at most 1: met) and, for the matrices as generated, the default's time
 Usage:
   python3 scripts/mkl_eval.py --generate DIR [--bin target/release/spmv-reorder]  # write the set, evaluate
   python3 scripts/mkl_eval.py DIR [--only NAME] [--reps 7] [--threads 1,2] [--also LABEL=OPTIONS]
-                               [--jumbled-floor 64,512]
+                               [--jumbled-floor 64,512] [--copies 2]
+
+--copies N times N copies of every matrix, each in memory of its own, and pools their samples:
+where a copy's arrays land moves R-MAT's time by up to 11% at 1 thread.
 
 --jumbled-floor B,... also times, in the floor's rounds, the floor with the columns of each aligned
 block of B columns permuted at random: every row reads the same stretch of x, out of sequence.
@@ -232,18 +235,22 @@ def default_order(binary, path, options=()):
     return order, seconds
 
 
-def timed(matrices, threads, mkl, reps):
-    """Median seconds of one MKL product per matrix, rounds alternating between them."""
+def timed(matrices, threads, mkl, reps, copies=1):
+    """Median seconds of one MKL product per matrix, rounds alternating between them. With
+    `copies` > 1 each matrix is also copied to fresh memory and every copy is timed in the same
+    rounds; a matrix's median is over the samples of all its copies, so that where one copy's
+    arrays landed weighs less."""
     import numpy as np
     import sparse_dot_mkl
 
     mkl.MKL_Set_Num_Threads(ctypes.c_int(threads))
+    placed = [(k, m if c == 0 else m.copy()) for k, m in matrices.items() for c in range(copies)]
     x = {k: np.ones(m.shape[1]) for k, m in matrices.items()}
-    for k, m in matrices.items():
+    for k, m in placed:
         sparse_dot_mkl.dot_product_mkl(m, x[k])
     samples = {k: [] for k in matrices}
     for _ in range(reps):
-        for k, m in matrices.items():
+        for k, m in placed:
             t = time.perf_counter()
             for _ in range(5):
                 sparse_dot_mkl.dot_product_mkl(m, x[k])
@@ -251,7 +258,7 @@ def timed(matrices, threads, mkl, reps):
     return {k: statistics.median(v) for k, v in samples.items()}
 
 
-def evaluate(path, binary, mkl, threads, reps, also=(), jumble=()):
+def evaluate(path, binary, mkl, threads, reps, also=(), jumble=(), copies=1):
     a = load(path)
     s = symmetric_pattern(a)
     orders = {"rcm": rcm(a, s), "gp": metis_partition_order(a, s)}
@@ -270,12 +277,12 @@ def evaluate(path, binary, mkl, threads, reps, also=(), jumble=()):
     print(f"{'threads':8}" + "".join(f"{k:>15}" for k in mats) + f"{'floor':>15}")
     ratios = {}
     for t in threads:
-        times = timed(mats, t, mkl, reps)
+        times = timed(mats, t, mkl, reps, copies)
         best = min(PEERS, key=times.get)
         twin = floor_twin(mats[best])
         twins = {"best": mats[best], "floor": twin} | {
             f"floor jumbled {j}": jumbled(twin, j) for j in jumble}
-        pair = timed(twins, t, mkl, reps)
+        pair = timed(twins, t, mkl, reps, copies)
         floor = times[best] * pair["floor"] / pair["best"]
         target = max(0.91 * times[best], 1.05 * floor)
         print(f"{t:<8}" + "".join(f"{v * 1e3:15.2f}" for v in times.values())
@@ -317,6 +324,8 @@ def main():
     ap.add_argument("--also", action="append", default=[], metavar="LABEL=OPTIONS",
                     help="also time spmv-reorder's order with these options, e.g. "
                          "'peripheral=--rcm-start peripheral'")
+    ap.add_argument("--copies", type=int, default=1, metavar="N",
+                    help="time N copies of each matrix in fresh memory (placement noise)")
     ap.add_argument("--jumbled-floor", default="", metavar="B,...",
                     help="also time the floor with the columns of each block of B permuted")
     args = ap.parse_args()
@@ -326,6 +335,8 @@ def main():
         ap.error(f"--jumbled-floor {args.jumbled_floor!r}: expected block sizes like 64,512")
     if any(j < 1 for j in jumble):
         ap.error(f"--jumbled-floor {args.jumbled_floor!r}: block sizes are at least 1")
+    if args.copies < 1:
+        ap.error(f"--copies {args.copies}: at least 1")
     folder = args.generate or args.dir
     if not folder:
         ap.error("give a folder or --generate DIR")
@@ -345,7 +356,7 @@ def main():
     files = [f for f in files if not args.only or args.only in os.path.basename(f)]
     shuffled, natural = {t: [] for t in threads}, {t: [] for t in threads}
     for f in files:
-        r = evaluate(f, args.bin, mkl, threads, args.reps, also, jumble)
+        r = evaluate(f, args.bin, mkl, threads, args.reps, also, jumble, args.copies)
         for t, (to_target, to_input) in r.items():
             (shuffled if "shuffled" in os.path.basename(f) else natural)[t].append(
                 (to_target, to_input))
