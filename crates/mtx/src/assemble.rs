@@ -15,7 +15,7 @@ use crate::error::ParseError;
 use crate::header::Symmetry;
 use crate::value::MtxValue;
 use rayon::prelude::*;
-use spmv_reorder_sparse::{CsrMatrix, Value};
+use spmv_reorder_sparse::{rows_cut_by_nonzeros, CsrMatrix, Value};
 use std::ops::Range;
 
 /// The value stored at `(j, i)` of a matrix with `symmetry`, given the one at `(i, j)`.
@@ -227,15 +227,7 @@ fn count_rows<T>(
 /// Splits `0..nrows` into at most `parts` ranges of about equal entry counts.
 fn balanced_parts(row_ptr: &[usize], parts: usize) -> Vec<Range<usize>> {
     let nrows = row_ptr.len() - 1;
-    let nnz = row_ptr[nrows];
-    let parts = parts.clamp(1, nrows.max(1));
-    let mut bounds = vec![0];
-    for p in 1..parts {
-        let target = nnz / parts * p + (nnz % parts) * p / parts;
-        let row = row_ptr.partition_point(|&o| o < target).min(nrows);
-        bounds.push(row.max(*bounds.last().unwrap()));
-    }
-    bounds.push(nrows);
+    let bounds = rows_cut_by_nonzeros(row_ptr, parts.clamp(1, nrows.max(1)));
     bounds.windows(2).map(|w| w[0]..w[1]).collect()
 }
 
@@ -535,6 +527,8 @@ mod tests {
             assert!(parts.windows(2).all(|w| w[0].end == w[1].start));
         }
         assert_eq!(balanced_parts(&[0], 4), vec![0..0]);
+        assert_eq!(balanced_parts(&ptr, 2), vec![0..4, 4..5]);
+        assert_eq!(balanced_parts(&ptr, 3), vec![0..3, 3..4, 4..5]);
     }
 
     #[test]

@@ -413,7 +413,7 @@ impl CsrMatrix<()> {
 /// bounds (the first 0, the last the row count, never decreasing; a stretch may be empty), cut
 /// where the entries before a bound pass `t / parts` of the whole. The way parallel jobs over
 /// rows share the entries, not the rows.
-pub(crate) fn rows_cut_by_nonzeros(row_ptr: &[usize], parts: usize) -> Vec<usize> {
+pub fn rows_cut_by_nonzeros(row_ptr: &[usize], parts: usize) -> Vec<usize> {
     let rows = row_ptr.len().saturating_sub(1);
     let nnz = row_ptr.last().copied().unwrap_or(0);
     let parts = parts.max(1);

@@ -74,7 +74,7 @@ mod transpose;
 mod value;
 
 pub use any::{AnyCsr, Field};
-pub use csr::{split_by_offsets, CsrMatrix, MAX_DIM};
+pub use csr::{rows_cut_by_nonzeros, split_by_offsets, CsrMatrix, MAX_DIM};
 pub use error::SparseError;
 pub use huge_pages::{HugePageAlloc, HUGE_PAGE_MIN_BYTES};
 pub use num_complex::Complex64;

@@ -20,8 +20,7 @@
 //! RCM's time there), and of the grid as generated, read in sequence, 14 ms as before. Called by
 //! the Matrix Market writer's symmetry check, `info` and the peer orderings' graph.
 
-use crate::csr::rows_cut_by_nonzeros;
-use crate::{prefetch, CsrMatrix, Value};
+use crate::{prefetch, rows_cut_by_nonzeros, CsrMatrix, Value};
 use rayon::prelude::*;
 use std::ops::Range;
 

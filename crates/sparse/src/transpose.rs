@@ -12,9 +12,8 @@
 //! part per thread, against the one-pass sort's offset per column. `O(nnz + ncols)` work either
 //! way. Called by [`CsrMatrix::try_transpose`] and [`CsrMatrix::pattern_transpose`].
 
-use crate::csr::rows_cut_by_nonzeros;
 use crate::occupied::try_filled;
-use crate::{split_by_offsets, CsrMatrix, SparseError, Value};
+use crate::{rows_cut_by_nonzeros, split_by_offsets, CsrMatrix, SparseError, Value};
 use rayon::prelude::*;
 
 /// From this many nonzeros on the two-pass sort runs, on any number of threads: on one thread it
