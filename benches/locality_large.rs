@@ -8,6 +8,7 @@
 //!     cargo bench --bench locality_large -- --only geometric --reps 9
 //!     cargo bench --bench locality_large -- --dir DIR         # .mtx files, shuffled and as read
 //!     cargo bench --bench locality_large -- --skip 'tsp cache' # leave out an ordering (repeatable)
+//!     cargo bench --bench locality_large -- --copies 3         # each matrix in 3 copies, pooled
 //!
 //! Cases: a 3D 7-point Poisson grid 100³ (1M rows), a random geometric graph of 1M points
 //! (degree 10), a banded matrix of 1M rows and 10M nonzeros (the thesis's Gaussian band), R-MAT
@@ -23,7 +24,11 @@
 //!   and with `--sampler random:0.02` (`auto 2%`), and the sampled order's time over the default's.
 //!
 //! Repetitions alternate between orderings (round robin), so that a machine's drift touches all of
-//! them alike; each time is the median of `--reps` rounds of 5 products.
+//! them alike; each time is the median of `--reps` rounds of 5 products. Where a matrix's arrays
+//! land in memory moves its time too (by up to a tenth on R-MAT), which no number of rounds
+//! averages out: `--copies N` times every matrix in N copies, each in memory of its own and with
+//! its own vectors, in the same rounds, and takes the median over all their samples (N times the
+//! matrices' memory).
 
 use spmv_reorder_gen::{
     banded_gaussian, poisson3d, random_geometric, rmat, shuffle_symmetric, BandedGaussian, Rmat,
@@ -46,6 +51,7 @@ struct Args {
     only: Option<String>,
     skip: Vec<String>,
     reps: usize,
+    copies: usize,
 }
 
 fn args() -> Args {
@@ -54,6 +60,7 @@ fn args() -> Args {
         only: None,
         skip: Vec::new(),
         reps: 7,
+        copies: 1,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -66,6 +73,7 @@ fn args() -> Args {
             "--only" => a.only = Some(value("--only")),
             "--skip" => a.skip.push(value("--skip")),
             "--reps" => a.reps = value("--reps").parse().expect("--reps N"),
+            "--copies" => a.copies = value("--copies").parse().expect("--copies N"),
             _ => {} // cargo bench passes --bench
         }
     }
@@ -266,20 +274,33 @@ impl Judge for PlainLoop {
     }
 }
 
-/// Median seconds of one product of each matrix, round robin over `reps` rounds of 5.
-fn time_side_by_side(judge: &dyn Judge, mats: &[&CsrMatrix<f64>], reps: usize) -> Vec<f64> {
-    let mut runs: Vec<Box<dyn FnMut() + '_>> = mats.iter().map(|a| judge.prepare(a)).collect();
-    for r in runs.iter_mut() {
+/// Median seconds of one product of each matrix, round robin over `reps` rounds of 5, each
+/// matrix timed in `copies` copies (the first is `mats[i]` itself) whose samples are pooled.
+fn time_side_by_side(
+    judge: &dyn Judge,
+    mats: &[&CsrMatrix<f64>],
+    reps: usize,
+    copies: usize,
+) -> Vec<f64> {
+    let clones: Vec<(usize, CsrMatrix<f64>)> = (1..copies.max(1))
+        .flat_map(|_| mats.iter().enumerate().map(|(i, &a)| (i, a.clone())))
+        .collect();
+    let placed = mats.iter().copied().enumerate();
+    let mut runs: Vec<(usize, Box<dyn FnMut() + '_>)> = placed
+        .chain(clones.iter().map(|(i, a)| (*i, a)))
+        .map(|(i, a)| (i, judge.prepare(a)))
+        .collect();
+    for (_, r) in runs.iter_mut() {
         r();
     }
-    let mut samples = vec![Vec::with_capacity(reps); mats.len()];
+    let mut samples = vec![Vec::with_capacity(reps * copies.max(1)); mats.len()];
     for _ in 0..reps {
-        for (r, s) in runs.iter_mut().zip(samples.iter_mut()) {
+        for (i, r) in runs.iter_mut() {
             let t = Instant::now();
             for _ in 0..5 {
                 r();
             }
-            s.push(t.elapsed().as_secs_f64() / 5.0);
+            samples[*i].push(t.elapsed().as_secs_f64() / 5.0);
         }
     }
     samples
@@ -356,7 +377,7 @@ fn evaluate(label: &str, a: &CsrMatrix<f64>, judges: &[Box<dyn Judge>], args: &A
     let refs: Vec<&CsrMatrix<f64>> = mats.iter().collect();
     let times: Vec<Vec<f64>> = judges
         .iter()
-        .map(|j| time_side_by_side(j.as_ref(), &refs, reps))
+        .map(|j| time_side_by_side(j.as_ref(), &refs, reps, args.copies))
         .collect();
     let at = |n: &str| names.iter().position(|&x| x == n).unwrap();
     let mut out = Vec::new();
@@ -382,7 +403,7 @@ fn evaluate(label: &str, a: &CsrMatrix<f64>, judges: &[Box<dyn Judge>], args: &A
             .min_by(|&x, &y| t[x].total_cmp(&t[y]))
             .unwrap();
         let twin = floor_twin(&mats[best]);
-        let pair = time_side_by_side(j.as_ref(), &[&mats[best], &twin], reps);
+        let pair = time_side_by_side(j.as_ref(), &[&mats[best], &twin], reps, args.copies);
         // The floor relative to the best peer timed beside it, applied to the peer's time above.
         let floor = t[best] * pair[1] / pair[0];
         let target = (0.91 * t[best]).max(1.05 * floor);
