@@ -623,6 +623,35 @@ fn a_draft_far_behind_at_its_checkpoint_is_set_aside_for_the_same_order() {
 }
 
 #[test]
+fn misses_that_rise_with_the_passes_after_the_order_are_said_to_come_with_them() {
+    let dir = temp_dir();
+    let input = matrix("bcsstk28.mtx.gz");
+    let locality = |extra: &[&str]| {
+        let mut args = vec![input.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let (ok, stdout, err) = run(&args, dir.path());
+        assert!(ok, "{err}");
+        let line = stdout
+            .lines()
+            .find(|l| l.contains("locality"))
+            .map(str::to_owned);
+        line.unwrap_or_else(|| panic!("no locality line in {stdout}"))
+    };
+    // The default keeps this file's order, sorts all its rows by length and spreads them for
+    // even row splits: more x misses than the input, each pass named.
+    let both = locality(&[]);
+    let said = "(with the length runs and the even row splits, which trade x misses for \
+                predictable row ends and even work per thread)";
+    assert!(both.contains(said), "{both}");
+    let splits = locality(&["--length-runs", "0"]);
+    let said = "(with the even row splits, which trade x misses for even work per thread)";
+    assert!(splits.contains(said), "{splits}");
+    // Neither pass: the input's order misses as often as the input, and nothing is said.
+    let neither = locality(&["--length-runs", "0", "--row-split-threads", "0"]);
+    assert!(!neither.contains("(with"), "{neither}");
+}
+
+#[test]
 fn a_quiet_run_writes_what_a_loud_one_writes_and_its_report_keeps_the_misses() {
     let dir = temp_dir();
     let input = matrix("bcsstk05.mtx.gz");
