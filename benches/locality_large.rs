@@ -76,7 +76,13 @@ fn args() -> Args {
             "--only" => a.only = Some(value("--only")),
             "--skip" => a.skip.push(value("--skip")),
             "--reps" => a.reps = value("--reps").parse().expect("--reps N"),
-            "--copies" => a.copies = value("--copies").parse().expect("--copies N"),
+            // 0 copies would time nothing; one is the matrix itself.
+            "--copies" => {
+                a.copies = value("--copies")
+                    .parse::<usize>()
+                    .expect("--copies N")
+                    .max(1)
+            }
             _ => {} // cargo bench passes --bench
         }
     }
@@ -278,14 +284,15 @@ impl Judge for PlainLoop {
 }
 
 /// Median seconds of one product of each matrix, round robin over `reps` rounds of 5, each
-/// matrix timed in `copies` copies (the first is `mats[i]` itself) whose samples are pooled.
+/// matrix timed in `copies` (at least 1) copies, the first `mats[i]` itself, whose samples are
+/// pooled.
 fn time_side_by_side(
     judge: &dyn Judge,
     mats: &[&CsrMatrix<f64>],
     reps: usize,
     copies: usize,
 ) -> Vec<f64> {
-    let clones: Vec<(usize, CsrMatrix<f64>)> = (1..copies.max(1))
+    let clones: Vec<(usize, CsrMatrix<f64>)> = (1..copies)
         .flat_map(|_| mats.iter().enumerate().map(|(i, &a)| (i, a.clone())))
         .collect();
     let placed = mats.iter().copied().enumerate();
@@ -296,7 +303,7 @@ fn time_side_by_side(
     for (_, r) in runs.iter_mut() {
         r();
     }
-    let mut samples = vec![Vec::with_capacity(reps * copies.max(1)); mats.len()];
+    let mut samples = vec![Vec::with_capacity(reps * copies); mats.len()];
     for _ in 0..reps {
         for (i, r) in runs.iter_mut() {
             let t = Instant::now();
