@@ -75,8 +75,8 @@ fn args() -> Args {
             "--dir" => a.dir = Some(PathBuf::from(value("--dir"))),
             "--only" => a.only = Some(value("--only")),
             "--skip" => a.skip.push(value("--skip")),
-            "--reps" => a.reps = value("--reps").parse().expect("--reps N"),
-            // 0 copies would time nothing; one is the matrix itself.
+            // 0 rounds or copies would time nothing; one copy is the matrix itself.
+            "--reps" => a.reps = value("--reps").parse::<usize>().expect("--reps N").max(1),
             "--copies" => {
                 a.copies = value("--copies")
                     .parse::<usize>()
@@ -328,6 +328,17 @@ fn main() {
         Some(d) => from_dir(d, &args.only),
         None => generated(&args.only),
     };
+    if cases.is_empty() {
+        // A geometric mean over no matrix would print 1.000, which reads as a result.
+        match (&args.only, &args.dir) {
+            (Some(o), _) => eprintln!("locality_large: no matrix name contains --only {o:?}"),
+            (None, Some(d)) => {
+                eprintln!("locality_large: no .mtx or .mtx.gz file in {}", d.display())
+            }
+            (None, None) => unreachable!("the generated set is never empty"),
+        }
+        std::process::exit(2);
+    }
     let topo = Topology::this_system().expect("hwloc topology");
     let judges: Vec<Box<dyn Judge>> = vec![
         Box::new(OurKernel {

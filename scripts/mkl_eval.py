@@ -244,16 +244,17 @@ def timed(matrices, threads, mkl, reps, copies=1):
     import sparse_dot_mkl
 
     mkl.MKL_Set_Num_Threads(ctypes.c_int(threads))
-    placed = [(k, m if c == 0 else m.copy()) for k, m in matrices.items() for c in range(copies)]
-    x = {k: np.ones(m.shape[1]) for k, m in matrices.items()}
-    for k, m in placed:
-        sparse_dot_mkl.dot_product_mkl(m, x[k])
+    # Every copy has its own `x` too, so that a copy's product reads no array of another's.
+    placed = [(k, m if c == 0 else m.copy(), np.ones(m.shape[1]))
+              for k, m in matrices.items() for c in range(copies)]
+    for _, m, x in placed:
+        sparse_dot_mkl.dot_product_mkl(m, x)
     samples = {k: [] for k in matrices}
     for _ in range(reps):
-        for k, m in placed:
+        for k, m, x in placed:
             t = time.perf_counter()
             for _ in range(5):
-                sparse_dot_mkl.dot_product_mkl(m, x[k])
+                sparse_dot_mkl.dot_product_mkl(m, x)
             samples[k].append((time.perf_counter() - t) / 5)
     return {k: statistics.median(v) for k, v in samples.items()}
 
