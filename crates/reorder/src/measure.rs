@@ -168,7 +168,9 @@ impl Reorderer {
         pattern: &CsrMatrix<()>,
         latencies: Option<SampledLatencies<'_>>,
     ) -> Result<Option<u64>, ReorderError> {
-        if matches!(self.window, WindowSpec::Latency { .. }) && latencies.is_none() {
+        if matches!(self.window, WindowSpec::Latency { .. })
+            && SampledLatencies::known(latencies).is_none()
+        {
             return Ok(None);
         }
         let w = windows_for(self.window, pattern, latencies)?;

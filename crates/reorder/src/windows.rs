@@ -17,6 +17,14 @@ pub struct SampledLatencies<'a> {
     pub row_max: &'a [Option<u32>],
 }
 
+impl<'a> SampledLatencies<'a> {
+    /// These latencies when some row has one (or there is no row): a random sample, or a trace
+    /// read without the cache model, records none, and latency windows cannot be cut from nothing.
+    pub fn known(latencies: Option<Self>) -> Option<Self> {
+        latencies.filter(|l| l.row_max.is_empty() || l.row_max.iter().any(Option::is_some))
+    }
+}
+
 /// The windows `spec` describes on `pattern`.
 ///
 /// # Errors
@@ -37,10 +45,10 @@ pub fn windows_for(
             cache_runs(pattern, bytes.unwrap_or(DEFAULT_CACHE_WINDOW_BYTES))?
         }
         WindowSpec::Latency { cycles, zeros } => {
-            let lat = latencies.ok_or_else(|| {
+            let lat = SampledLatencies::known(latencies).ok_or_else(|| {
                 ReorderError::Incompatible(
-                    "latency windows need sampled latencies: use a DAST sampler \
-                     (dast-sim, dast-perf or trace:...)"
+                    "latency windows need sampled latencies, and this run sampled none: use a DAST \
+                     sampler (dast-sim, dast-perf, trace:perf-script=... or trace:...,cache=on)"
                         .into(),
                 )
             })?;
@@ -110,6 +118,26 @@ mod tests {
         )
         .unwrap();
         assert_eq!(fixed.starts(), &[0, 3, 4]);
+    }
+
+    #[test]
+    fn latency_windows_refuse_a_sample_without_latencies() {
+        let p = CsrMatrix::from_triplets(3, 3, (0..3).map(|i| (i, i, ()))).unwrap();
+        let spec = WindowSpec::Latency {
+            cycles: None,
+            zeros: false,
+        };
+        let unknown = SampledLatencies {
+            entries: &[0, 0, 0],
+            row_max: &[None, None, None],
+        };
+        for latencies in [None, Some(unknown)] {
+            let err = windows_for(spec, &p, latencies).unwrap_err();
+            assert!(
+                matches!(&err, ReorderError::Incompatible(m) if m.contains("sampled none")),
+                "{err}"
+            );
+        }
     }
 
     #[test]

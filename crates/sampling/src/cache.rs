@@ -129,7 +129,9 @@ impl CacheHierarchy {
     /// A hierarchy for `threads` threads.
     ///
     /// # Errors
-    /// [`SamplingError::InvalidOption`] for an invalid level, or levels with different line sizes.
+    /// [`SamplingError::InvalidOption`] for an invalid level, or levels with different line sizes;
+    /// [`SamplingError::CacheStateTooLarge`] when the tags of every level (8 bytes a line) cannot
+    /// be allocated, checked before any is.
     pub fn new(
         threads: usize,
         levels: [CacheConfig; 3],
@@ -145,6 +147,7 @@ impl CacheHierarchy {
                 expected: "the same line size in every level",
             });
         }
+        reserve_tags(threads, &levels)?;
         Ok(CacheHierarchy {
             line_shift: levels[0].line.trailing_zeros(),
             l1: vec![Cache::new(&levels[0]); threads],
@@ -169,6 +172,23 @@ impl CacheHierarchy {
         } else {
             self.latencies.memory
         }
+    }
+}
+
+/// Reserves (and gives back) the tags of a hierarchy of private L1 and L2 for `threads` threads
+/// and one L3, so that too many threads or too large levels end in an error, not an abort
+/// partway through filling them.
+fn reserve_tags(threads: usize, levels: &[CacheConfig; 3]) -> Result<(), SamplingError> {
+    let lines = |c: &CacheConfig| c.size / c.line as u64;
+    let bytes = (threads as u64)
+        .saturating_mul(lines(&levels[0]).saturating_add(lines(&levels[1])))
+        .saturating_add(lines(&levels[2]))
+        .saturating_mul(std::mem::size_of::<u64>() as u64);
+    let fits = usize::try_from(bytes).is_ok_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok());
+    if fits {
+        Ok(())
+    } else {
+        Err(SamplingError::CacheStateTooLarge { threads, bytes })
     }
 }
 
@@ -203,7 +223,8 @@ impl Pmu {
         if self.randomize && self.period > 1 {
             let half = self.period / 2;
             self.rng
-                .random_range(self.period - half..=self.period + half)
+                // Saturating: a period near `u64::MAX` must not wrap into an empty range.
+                .random_range(self.period - half..=self.period.saturating_add(half))
                 .max(1)
         } else {
             self.period
@@ -262,6 +283,25 @@ mod tests {
         assert!(
             CacheHierarchy::new(1, [CacheConfig::new(100, 3); 3], Latencies::default()).is_err()
         );
+    }
+
+    #[test]
+    fn cache_state_beyond_memory_is_an_error_not_an_abort() {
+        let terabyte = CacheConfig::new(1 << 40, 16);
+        // 2^20 threads of 2 TiB private caches: more than any address space holds.
+        let err = CacheHierarchy::new(1 << 20, [terabyte; 3], Latencies::default()).unwrap_err();
+        assert!(
+            matches!(err, SamplingError::CacheStateTooLarge { threads, bytes }
+                if threads == 1 << 20 && bytes > 1 << 50),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn randomized_periods_near_the_largest_do_not_wrap() {
+        let mut p = Pmu::new(u64::MAX, 0, true, 3);
+        assert!(p.countdown >= u64::MAX - u64::MAX / 2);
+        assert!(!p.observe(1));
     }
 
     #[test]

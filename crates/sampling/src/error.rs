@@ -94,6 +94,18 @@ pub enum SamplingError {
         /// Iterations of the run.
         iterations: u32,
     },
+    /// The simulated caches' line tags need more memory than this process can allocate (many
+    /// threads, or levels of gigabytes).
+    #[error(
+        "the simulated caches of {threads} thread(s) need {bytes} bytes of line tags, more than \
+         this process can allocate: use fewer threads or smaller levels"
+    )]
+    CacheStateTooLarge {
+        /// Threads with a private L1 and L2.
+        threads: usize,
+        /// Bytes of tags the hierarchy needs.
+        bytes: u64,
+    },
     /// The requested iteration was not traced.
     #[error("iteration {requested} was not traced (the run has {available} iterations)")]
     NoSuchIteration {

@@ -14,7 +14,9 @@ use std::collections::HashMap;
 /// `cache` (else keep theirs). With `cache == false` and period 1 this keeps every event.
 ///
 /// # Errors
-/// [`SamplingError::InvalidOption`] for an invalid cache geometry.
+/// [`SamplingError::InvalidOption`] for an invalid cache geometry;
+/// [`SamplingError::CacheStateTooLarge`] when the trace has more threads than simulated caches fit
+/// in memory.
 pub fn resample(
     records: &[TraceRecord],
     opts: &SimOptions,
@@ -25,7 +27,17 @@ pub fn resample(
         let n = threads.len();
         threads.entry(r.thread).or_insert(n);
     }
-    let mut caches = CacheHierarchy::new(threads.len().max(1), opts.caches, opts.latencies)?;
+    // Without `cache` the records keep their own latencies: no simulated cache is needed, and a
+    // trace of many thread ids must not pay for one per id.
+    let mut caches = if cache {
+        Some(CacheHierarchy::new(
+            threads.len().max(1),
+            opts.caches,
+            opts.latencies,
+        )?)
+    } else {
+        None
+    };
     let mut pmus: Vec<Pmu> = (0..threads.len())
         .map(|t| {
             Pmu::new(
@@ -39,10 +51,9 @@ pub fn resample(
     let mut out = Vec::new();
     for r in records {
         let t = threads[&r.thread];
-        let latency = if cache {
-            Some(caches.access(t, r.addr))
-        } else {
-            r.latency
+        let latency = match caches.as_mut() {
+            Some(c) => Some(c.access(t, r.addr)),
+            None => r.latency,
         };
         let array = r.target.map(|t| t.array);
         let is_event = (opts.stores || r.access == Access::Load)

@@ -187,7 +187,8 @@ fn synthetic_layout<T: Value>(
 ///
 /// # Errors
 /// [`SamplingError::InvalidOption`] for an invalid cache geometry, zero threads, zero period or
-/// zero iterations.
+/// zero iterations; [`SamplingError::CacheStateTooLarge`] when the simulated caches of every
+/// thread do not fit in memory.
 pub fn simulate<T: Value>(
     matrix: &CsrMatrix<T>,
     opts: &SimOptions,
