@@ -71,6 +71,29 @@ fn no_subcommand_writes_over_an_input_however_it_is_spelt() {
         layout.display()
     );
     let layout = layout.to_str().unwrap();
+    // A report on standard output appended to the file it describes.
+    for args in [vec!["info", "in.mtx"]] {
+        let before = std::fs::read(d.join("in.mtx")).unwrap();
+        let append = std::fs::OpenOptions::new()
+            .append(true)
+            .open(d.join("in.mtx"))
+            .unwrap();
+        let out = binary()
+            .args(&args)
+            .current_dir(d)
+            .stdout(append)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(INPUT),
+            "{args:?}: {err}"
+        );
+        assert!(
+            before == std::fs::read(d.join("in.mtx")).unwrap(),
+            "{args:?}"
+        );
+    }
     for (args, needle) in [
         (vec!["in.mtx", "-o", "./in.mtx"], INPUT),
         (vec!["in.mtx", "-o", "hard.mtx"], INPUT),
@@ -146,6 +169,21 @@ fn no_output_is_another_output_of_the_same_run() {
         .status()
         .unwrap();
     assert!(!status.success());
+    // A run that cannot write its last output writes none: no matrix without its permutation.
+    // (`/proc` takes no new file, even from root.)
+    assert_refused(
+        d,
+        &[
+            "in.mtx",
+            "-o",
+            "out.mtx",
+            "--perm-out",
+            "p.txt",
+            "--report",
+            "/proc/report.json",
+        ],
+        "/proc/report.json",
+    );
     // An independent column order goes to `--perm-out` + `.cols`: refused when that is `-o`.
     assert_refused(
         d,

@@ -2,9 +2,9 @@
 
 use anyhow::Context;
 use spmv_reorder::evaluate::MatrixInfo;
-use spmv_reorder::mtx::{read_path_occupied, ReadOptions};
+use spmv_reorder::mtx::{read_path_occupied, OutputPlan, ReadOptions};
 use spmv_reorder::reorder::WindowSpec;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `spmv-reorder info`.
 #[derive(Debug, clap::Args)]
@@ -21,6 +21,10 @@ pub struct InfoArgs {
 
 /// Runs `spmv-reorder info`.
 pub fn run(args: InfoArgs) -> anyhow::Result<()> {
+    // `info m.mtx >> m.mtx` would append to the file being described.
+    OutputPlan::new()
+        .input("input", &args.file)
+        .output("standard output", Path::new("-"))?;
     // Only the rows and columns that hold entries are read. When they are most of the matrix,
     // or for D_w (where windows fall among empty rows), the whole matrix is described as it is;
     // a file declaring far more rows and columns than it has entries costs its entries, and the

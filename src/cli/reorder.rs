@@ -257,6 +257,9 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
     let reordered = needed
         .then(|| reordered_file(&file, &reordering, &progress))
         .transpose()?;
+    // Every output or none: the matrix, its permutation, the plots and the report are renamed
+    // into place together once the last is written (and the benchmark has run).
+    let staged = mtx::StagedOutputs::open();
     if let Some((out, reordered)) = args.output.as_ref().zip(reordered.as_ref()) {
         write_output(out, reordered, args.threads, &progress)?;
     }
@@ -288,6 +291,7 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.report {
         write_report(path, &args, &done, progress.stages())?;
     }
+    staged.commit()?;
     if !args.quiet {
         print_summary(&args, &done)?;
     }

@@ -108,7 +108,7 @@ pub(crate) fn write_output(
         body(&mut w).map_err(named)?;
         w.flush().map_err(io("write"))?;
     }
-    tmp.persist(&target).map_err(io("rename"))
+    finish(tmp, target).map_err(io("rename"))
 }
 
 /// Writes whatever `body` writes into a seekable file (zip archives need one) to `path`
@@ -131,7 +131,7 @@ pub(crate) fn write_file_output(
     };
     let mut tmp = TemporaryFile::create(&target).map_err(io("create"))?;
     body(tmp.writer()).map_err(named)?;
-    tmp.persist(&target).map_err(io("rename"))
+    finish(tmp, target).map_err(io("rename"))
 }
 
 /// A writer that reports the bytes written so far, of `total`, after every write.
@@ -191,6 +191,103 @@ pub fn remove_temporary_files() -> usize {
         .drain(..)
         .filter(|p| std::fs::remove_file(p).is_ok())
         .count()
+}
+
+/// The written temporary files held back by a [`StagedOutputs`], with their targets; `None` when
+/// none is open.
+type Staged = Option<Vec<(TemporaryFile, PathBuf)>>;
+static STAGED: Mutex<Staged> = Mutex::new(None);
+
+fn staged() -> MutexGuard<'static, Staged> {
+    STAGED.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Renames a written temporary file over its target, or holds it back while outputs are staged.
+fn finish(tmp: TemporaryFile, target: PathBuf) -> std::io::Result<()> {
+    match staged().as_mut() {
+        Some(held) => {
+            held.push((tmp, target));
+            Ok(())
+        }
+        None => tmp.persist(&target),
+    }
+}
+
+/// All of a run's outputs or none: while it is open, every file this process writes atomically
+/// ([`write_path`], [`write_atomically`]) is written in full to its temporary file and held back;
+/// [`StagedOutputs::commit`] renames them over their targets, in the order written, and dropping
+/// it uncommitted removes them, leaving every target as it was. So a run that fails after its
+/// first output (a folder it cannot write, a failed benchmark) leaves no matrix beside a
+/// permutation of another run. Standard output, devices and FIFOs are written at once.
+///
+/// Process-wide: open one at a time (a second, opened while one is open, stages nothing of its
+/// own and commits nothing).
+///
+/// ```
+/// use spmv_reorder_mtx::{write_atomically, StagedOutputs};
+/// use std::io::Write;
+///
+/// let dir = tempfile::tempdir()?;
+/// let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+/// let staged = StagedOutputs::open();
+/// write_atomically(&a, |w| w.write_all(b"a"))?;
+/// write_atomically(&b, |w| w.write_all(b"b"))?;
+/// assert!(!a.exists() && !b.exists());
+/// staged.commit()?;
+/// assert!(a.exists() && b.exists());
+///
+/// let staged = StagedOutputs::open();
+/// write_atomically(&a, |w| w.write_all(b"not kept"))?;
+/// drop(staged); // a failed run
+/// assert_eq!(std::fs::read(&a)?, b"a");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+#[must_use = "dropping it removes the staged outputs; call `commit`"]
+pub struct StagedOutputs {
+    /// Whether this one opened the staging (not a nested one).
+    owner: bool,
+}
+
+impl StagedOutputs {
+    /// Starts holding back this process's atomic writes.
+    pub fn open() -> Self {
+        let mut held = staged();
+        let owner = held.is_none();
+        if owner {
+            *held = Some(Vec::new());
+        }
+        StagedOutputs { owner }
+    }
+
+    /// Renames every held-back file over its target, in the order written.
+    ///
+    /// # Errors
+    /// [`MtxError::Io`] naming the target whose rename failed; the files after it are removed
+    /// (those before it are in place).
+    pub fn commit(mut self) -> Result<(), MtxError> {
+        let held = self.take();
+        for (tmp, target) in held {
+            tmp.persist(&target)
+                .map_err(|e| MtxError::io("rename", e).with_path(Some(target.clone())))?;
+        }
+        Ok(())
+    }
+
+    /// The held-back files, ending the staging (none for a nested one).
+    fn take(&mut self) -> Vec<(TemporaryFile, PathBuf)> {
+        if !std::mem::take(&mut self.owner) {
+            return Vec::new();
+        }
+        staged().take().unwrap_or_default()
+    }
+}
+
+impl Drop for StagedOutputs {
+    fn drop(&mut self) {
+        // Taken out of the lock first: each temporary file takes the list's lock as it goes.
+        drop(self.take());
+    }
 }
 
 /// A temporary file beside its target, `.NAME.XXXXXX.spmv-reorder.tmp`, known to
