@@ -18,6 +18,7 @@ fn modes() -> Vec<ReadOptions> {
     let mode = |threads, chunk_bytes| ReadOptions {
         threads,
         chunk_bytes,
+        ..Default::default()
     };
     vec![
         mode(Some(1), None),
@@ -194,6 +195,7 @@ fn bundled_matrices_round_trip_and_parallel_matches_sequential() {
             &ReadOptions {
                 threads: Some(2),
                 chunk_bytes: Some(97),
+                ..Default::default()
             },
         )
         .unwrap();
@@ -515,7 +517,7 @@ proptest! {
         let m = MatrixMarket::general(a);
         let mut text = Vec::new();
         write(&mut text, &m, &WriteOptions { threads: Some(threads), chunk_lines: Some(chunk), ..Default::default() }).unwrap();
-        let back = read_bytes(&text, &ReadOptions { threads: Some(threads), chunk_bytes: Some(chunk) }).unwrap();
+        let back = read_bytes(&text, &ReadOptions { threads: Some(threads), chunk_bytes: Some(chunk), ..Default::default() }).unwrap();
         prop_assert_eq!(back.header, m.header);
         prop_assert!(same_bits(&back.matrix, &m.matrix), "{:?}\n{}", m.matrix, String::from_utf8_lossy(&text));
     }
@@ -535,8 +537,8 @@ proptest! {
                 _ => { bytes.remove(i); }
             }
         }
-        let seq = read_bytes(&bytes, &ReadOptions { threads: Some(1), chunk_bytes: None });
-        let par = read_bytes(&bytes, &ReadOptions { threads: Some(2), chunk_bytes: Some(chunk) });
+        let seq = read_bytes(&bytes, &ReadOptions { threads: Some(1), chunk_bytes: None, ..Default::default() });
+        let par = read_bytes(&bytes, &ReadOptions { threads: Some(2), chunk_bytes: Some(chunk), ..Default::default() });
         match (seq, par) {
             (Ok(s), Ok(p)) => prop_assert!(same_bits(&s.matrix, &p.matrix) && s.header == p.header),
             (Err(s), Err(p)) => prop_assert_eq!(describe(&s), describe(&p)),

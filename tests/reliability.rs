@@ -400,21 +400,29 @@ fn tiny_files_declaring_huge_sizes_cost_their_entries_or_fail_cleanly_under_a_ca
         // info builds only the occupied rows and columns: three entries cost three entries.
         let (code, err) = run_capped(&["info", name], d, 256, Stdio::null());
         assert_eq!(code, Some(0), "info {name}: {err}");
+        let job = ["info", name, "--window", "8"];
+        let result = run_capped(&job, d, 2048, Stdio::null());
+        let needle = if result.1.contains("cannot allocate") {
+            "cannot allocate"
+        } else {
+            "more than this process can allocate"
+        };
+        assert_clean_failure(result, needle, &format!("{job:?}"));
+        // Jobs on the whole matrix refuse it at the size line, before any memory is taken.
+        let at_size_line = format!("{name}:2: the size line declares a matrix whose job needs");
         for job in [
-            vec!["info", name, "--window", "8"],
             vec![name, "-o", "out.mtx"],
             vec!["sample", name, "--sampler", "random:0.5", "-o", "s.mtx"],
+            vec!["apply", name, "--perm", "/dev/null", "-o", "a.mtx"],
+            vec!["trace-kernel", name, "--emit-layout", "l.json"],
         ] {
             let result = run_capped(&job, d, 2048, Stdio::null());
-            let needle = if result.1.contains("cannot allocate") {
-                "cannot allocate"
-            } else {
-                "more than this process can allocate"
-            };
-            assert_clean_failure(result, needle, &format!("{job:?}"));
+            assert_clean_failure(result, &at_size_line, &format!("{job:?}"));
         }
     }
-    assert!(!d.join("out.mtx").exists() && !d.join("s.mtx").exists());
+    for out in ["out.mtx", "s.mtx", "a.mtx", "l.json"] {
+        assert!(!d.join(out).exists(), "{out}");
+    }
 }
 
 #[test]

@@ -58,6 +58,7 @@ pub fn run(args: ApplyArgs) -> anyhow::Result<()> {
     progress.stage(format!("reading {}", args.input.display()), Unit::Bytes, 0);
     let opts = ReadOptions {
         threads: args.threads,
+        footprint: Some(super::memory::KERNEL),
         ..ReadOptions::default()
     };
     let file =

@@ -7,14 +7,7 @@
 
 use anyhow::bail;
 
-/// What a job holds at its peak, per row plus column and per nonzero (bytes).
-#[derive(Debug, Clone, Copy)]
-pub struct Footprint {
-    /// Bytes per row and per column (row offsets, permutations, per-row scratch).
-    pub per_dim: u64,
-    /// Bytes per stored nonzero (indices, values, copies, the window graph).
-    pub per_nnz: u64,
-}
+pub use spmv_reorder::mtx::Footprint;
 
 /// `info`: the matrix, its pattern and a transpose for the symmetry check.
 pub const INFO: Footprint = Footprint {
@@ -40,27 +33,13 @@ pub const GENERATE: Footprint = Footprint {
     per_nnz: 72,
 };
 
-impl Footprint {
-    /// Bytes for a matrix of `nrows` x `ncols` with `nnz` nonzeros (saturating).
-    pub fn bytes(&self, nrows: usize, ncols: usize, nnz: usize) -> u64 {
-        let dims = (nrows as u64).saturating_add(ncols as u64);
-        self.per_dim
-            .saturating_mul(dims)
-            .saturating_add(self.per_nnz.saturating_mul(nnz as u64))
-    }
-}
-
 /// Reserves `bytes` and gives them back, or explains that `what` needs more memory than this
 /// process can have.
 ///
 /// # Errors
 /// When the reservation fails.
 pub fn reserve(what: &str, bytes: u64) -> anyhow::Result<()> {
-    let mut probe: Vec<u8> = Vec::new();
-    let fits = usize::try_from(bytes)
-        .ok()
-        .is_some_and(|b| probe.try_reserve_exact(b).is_ok());
-    if !fits {
+    if !spmv_reorder::mtx::can_allocate(bytes) {
         bail!(
             "{what} needs about {} of memory, more than this process can allocate",
             human(bytes)
@@ -82,7 +61,7 @@ pub fn reserve_for(
 ) -> anyhow::Result<()> {
     reserve(
         &format!("{what} of a {nrows} x {ncols} matrix with {nnz} nonzeros"),
-        footprint.bytes(nrows, ncols, nnz),
+        footprint.bytes(nrows, ncols, nnz as u64),
     )
 }
 
@@ -107,6 +86,6 @@ mod tests {
             e.starts_with("a huge job needs about") && e.contains("GiB"),
             "{e}"
         );
-        assert_eq!(INFO.bytes(usize::MAX, usize::MAX, usize::MAX), u64::MAX);
+        assert_eq!(INFO.bytes(usize::MAX, usize::MAX, u64::MAX), u64::MAX);
     }
 }

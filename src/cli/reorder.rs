@@ -364,6 +364,7 @@ fn read_input(
     progress.stage(format!("reading {}", input.display()), Unit::Bytes, 0);
     let opts = ReadOptions {
         threads,
+        footprint: Some(super::memory::REORDER),
         ..Default::default()
     };
     Ok(mtx::read_path_with_progress(

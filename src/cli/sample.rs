@@ -48,7 +48,11 @@ pub fn run(args: SampleArgs) -> anyhow::Result<()> {
     if stats_on_stdout {
         plan.output("standard output (the statistics)", Path::new("-"))?;
     }
-    let file = spmv_reorder_mtx::read_path(&args.file, &ReadOptions::default())
+    let read_opts = ReadOptions {
+        footprint: Some(super::memory::KERNEL),
+        ..Default::default()
+    };
+    let file = spmv_reorder_mtx::read_path(&args.file, &read_opts)
         .with_context(|| format!("reading {}", args.file.display()))?;
     super::memory::reserve_for(
         "sampling",

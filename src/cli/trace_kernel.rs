@@ -42,6 +42,7 @@ pub fn run(args: TraceKernelArgs) -> anyhow::Result<()> {
     plan.output("standard output (the summary)", Path::new("-"))?;
     let read_opts = spmv_reorder_mtx::ReadOptions {
         threads: Some(1),
+        footprint: Some(super::memory::KERNEL),
         ..Default::default()
     };
     let file = spmv_reorder_mtx::read_path(&args.file, &read_opts)

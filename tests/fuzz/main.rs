@@ -176,6 +176,7 @@ impl Fuzz {
             let opts = ReadOptions {
                 threads: Some(threads),
                 chunk_bytes: chunk,
+                ..Default::default()
             };
             let in_memory_read = mtx::read_bytes(&text, &opts).is_ok();
             let streamed = if gzip {
@@ -236,6 +237,7 @@ impl Fuzz {
             let opts = ReadOptions {
                 threads: Some(threads),
                 chunk_bytes: None,
+                ..Default::default()
             };
             let len = bytes.len() as u64;
             if let Ok(m) = mtx::read_binary(std::io::Cursor::new(bytes), len, format, &opts) {

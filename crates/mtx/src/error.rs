@@ -290,6 +290,16 @@ pub enum ParseError {
         /// How many bytes.
         bytes: u64,
     },
+    /// The sizes the size line declares need more memory for the caller's job
+    /// ([`crate::ReadOptions::footprint`]) than this process can allocate.
+    #[error(
+        "the size line declares a matrix whose job needs about {:.1} GiB, more than this process can allocate",
+        *bytes as f64 / (1u64 << 30) as f64
+    )]
+    JobTooLarge {
+        /// Bytes the job would need.
+        bytes: u64,
+    },
     /// Symmetric, skew-symmetric or Hermitian storage of a rectangular matrix.
     #[error("{symmetry} storage needs a square matrix, the size line says {nrows} x {ncols}")]
     NotSquare {
@@ -442,6 +452,7 @@ impl ParseError {
             ParseError::BadSizeLine { .. } => "bad_size_line",
             ParseError::TooLarge { .. } => "too_large",
             ParseError::OutOfMemory { .. } => "out_of_memory",
+            ParseError::JobTooLarge { .. } => "job_too_large",
             ParseError::NotSquare { .. } => "not_square",
             ParseError::TooFewEntries { .. } => "too_few_entries",
             ParseError::TooManyEntries { .. } => "too_many_entries",

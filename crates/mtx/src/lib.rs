@@ -124,7 +124,7 @@ pub use files::binary_format_of;
 pub use header::{Format, Header, Symmetry};
 pub use matrix_market::MatrixMarket;
 pub use occupied::{read_occupied, read_path_occupied, Occupied};
-pub use options::{Progress, ReadOptions, WriteOptions};
+pub use options::{can_allocate, Footprint, Progress, ReadOptions, WriteOptions};
 pub use output::{
     remove_temporary_files, write_atomically, write_path, write_path_with_progress, StagedOutputs,
     TEMPORARY_SUFFIX,

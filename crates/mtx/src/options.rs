@@ -1,6 +1,6 @@
 //! Options of reading and writing, and the thread pool a job runs on.
 
-use crate::error::MtxError;
+use crate::error::{MtxError, ParseError};
 use crate::header::{Format, Symmetry};
 
 /// Told how far a long read or write has come: `(done, total)` units, bytes of the file for
@@ -20,6 +20,54 @@ pub struct ReadOptions {
     /// Bytes per parsing chunk; `None` picks a size from the file size and thread count. Small
     /// values exercise the chunk boundaries in tests; results never depend on it.
     pub chunk_bytes: Option<usize>,
+    /// What the caller's job will hold per row, column and nonzero of the matrix. When given, a
+    /// Matrix Market text is refused at its size line ([`ParseError::JobTooLarge`]) when that
+    /// much memory for the declared sizes cannot be allocated, before the reader allocates
+    /// anything in proportion to them: a short file declaring a vast matrix costs nothing.
+    ///
+    /// [`ParseError::JobTooLarge`]: crate::ParseError::JobTooLarge
+    pub footprint: Option<Footprint>,
+}
+
+/// Whether `bytes` can be allocated now: reserved fallibly and given back at once (physical
+/// memory, or a `ulimit -v` cap, refuses what it cannot hold).
+pub fn can_allocate(bytes: u64) -> bool {
+    usize::try_from(bytes).is_ok_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok())
+}
+
+/// The memory a job holds at its peak, per row plus column and per nonzero of its matrix.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Footprint {
+    /// Bytes per row and per column (row offsets, permutations, per-row scratch).
+    pub per_dim: u64,
+    /// Bytes per stored nonzero (indices, values, copies).
+    pub per_nnz: u64,
+}
+
+impl Footprint {
+    /// Bytes for a matrix of `nrows` x `ncols` with `nnz` nonzeros (saturating).
+    pub fn bytes(&self, nrows: usize, ncols: usize, nnz: u64) -> u64 {
+        let dims = (nrows as u64).saturating_add(ncols as u64);
+        self.per_dim
+            .saturating_mul(dims)
+            .saturating_add(self.per_nnz.saturating_mul(nnz))
+    }
+
+    /// Whether [`Footprint::bytes`] [can be allocated](can_allocate) now.
+    pub fn fits(&self, nrows: usize, ncols: usize, nnz: u64) -> bool {
+        can_allocate(self.bytes(nrows, ncols, nnz))
+    }
+
+    /// [`ParseError::JobTooLarge`](crate::ParseError::JobTooLarge) unless it
+    /// [fits](Footprint::fits).
+    pub(crate) fn admit(&self, nrows: usize, ncols: usize, nnz: u64) -> Result<(), ParseError> {
+        match self.fits(nrows, ncols, nnz) {
+            true => Ok(()),
+            false => Err(ParseError::JobTooLarge {
+                bytes: self.bytes(nrows, ncols, nnz),
+            }),
+        }
+    }
 }
 
 /// How to write a Matrix Market file.

@@ -8,7 +8,7 @@ use crate::body::{self, Chunk, Layout};
 use crate::error::{MtxError, ParseError};
 use crate::header::{Format, Header, Size};
 use crate::input::{self, Counted};
-use crate::options::{no_progress, Pool, Progress, ReadOptions};
+use crate::options::{no_progress, Footprint, Pool, Progress, ReadOptions};
 use crate::stream;
 use crate::value::MtxValue;
 use crate::MatrixMarket;
@@ -113,6 +113,7 @@ pub fn read<R: Read>(reader: R, opts: &ReadOptions) -> Result<MatrixMarket, MtxE
 /// As [`read`].
 pub fn read_bytes(bytes: &[u8], opts: &ReadOptions) -> Result<MatrixMarket, MtxError> {
     let pre = Preamble::parse(bytes)?;
+    pre.admit(opts.footprint)?;
     let pool = Pool::new(opts.threads)?;
     let body = &bytes[pre.body_offset..];
     let matrix = pool.install(|| match pre.header.field {
@@ -150,6 +151,13 @@ impl Preamble {
             nrows: self.size.nrows,
             ncols: self.size.ncols,
         }
+    }
+
+    /// Refuses, at the size line, sizes whose job (`footprint`) cannot have its memory.
+    pub(crate) fn admit(&self, footprint: Option<Footprint>) -> Result<(), MtxError> {
+        let Some(f) = footprint else { return Ok(()) };
+        f.admit(self.size.nrows, self.size.ncols, self.size.entries)
+            .map_err(|k| MtxError::at(self.size_line, k))
     }
 
     /// Parses the banner, comments and size line at the start of `bytes`.
@@ -353,6 +361,7 @@ mod tests {
             let opts = ReadOptions {
                 threads: Some(2),
                 chunk_bytes: Some(1000),
+                ..Default::default()
             };
             assert_eq!(
                 read_path_with_progress(&path, &opts, &progress)

@@ -77,6 +77,9 @@ pub(crate) fn read_stream_as<R: Read>(
         default_chunk_bytes(guess, pool.threads())
     });
     let (pre, rest) = source.preamble(block)?;
+    if assembly == Assembly::Whole {
+        pre.admit(opts.footprint)?;
+    }
     let size_hint = size.map(|s| if source.gzip { s.saturating_mul(4) } else { s });
     let mut body = BodyReader {
         source: &mut source,
@@ -532,6 +535,7 @@ mod tests {
                 let opts = ReadOptions {
                     threads: Some(threads),
                     chunk_bytes: Some(chunk),
+                    ..Default::default()
                 };
                 assert_eq!(read_stream(t.as_bytes(), None, &opts).unwrap(), expected);
                 let gz = gzip(t.as_bytes());
@@ -565,6 +569,7 @@ mod tests {
                 let opts = ReadOptions {
                     threads: Some(threads),
                     chunk_bytes: Some(chunk),
+                    ..Default::default()
                 };
                 let got = read_stream(t.as_bytes(), Some(t.len() as u64), &opts).unwrap();
                 assert_eq!(got, expected, "blocks of {chunk} bytes, {threads} threads");
@@ -579,6 +584,7 @@ mod tests {
         let opts = ReadOptions {
             threads: Some(2),
             chunk_bytes: Some(100),
+            ..Default::default()
         };
         let e = read_stream(&gz[..gz.len() / 2], None, &opts).unwrap_err();
         assert_eq!(e.parse_error().unwrap().name(), "gzip");
@@ -609,6 +615,7 @@ mod tests {
                 let opts = ReadOptions {
                     threads: Some(threads),
                     chunk_bytes: Some(50),
+                    ..Default::default()
                 };
                 let e = read_stream(changed.as_bytes(), None, &opts).unwrap_err();
                 assert_eq!(
@@ -649,6 +656,7 @@ mod tests {
             let opts = ReadOptions {
                 threads: Some(threads),
                 chunk_bytes: Some(1 << 16),
+                ..Default::default()
             };
             let e = read_stream(&body[..], None, &opts).unwrap_err();
             assert_eq!(
