@@ -110,6 +110,14 @@ fn apply_reads_zero_based_and_inverse_permutations_as_the_reordering_wrote_them(
         !ok_ && err.contains("p1.txt") && err.contains("needs --perm-base 1"),
         "{err}"
     );
+    // An index wrong in either base gets no hint about the base.
+    let text = std::fs::read_to_string(d.join("p1.txt")).unwrap();
+    std::fs::write(d.join("p9.txt"), format!("{text}999999\n")).unwrap();
+    let (ok_, _, err) = run(&["apply", a, "--perm", "p9.txt", "-o", "x.mtx"], d);
+    assert!(
+        !ok_ && err.contains("index 999999 is outside") && !err.contains("--perm-base"),
+        "{err}"
+    );
     let (ok_, _, err) = run(
         &[
             "apply",

@@ -126,7 +126,12 @@ fn read_perm(
         .as_ref()
         .err()
         .and_then(|e| e.parse_error())
-        .is_some_and(|e| matches!(e, ParseError::PermutationIndexOutOfRange { .. }));
+        // Only an index one past the range's end (`n` read 0-based, `0` read 1-based) says that
+        // the file may count from the other base; any other is wrong in both.
+        .is_some_and(|e| {
+            matches!(e, ParseError::PermutationIndexOutOfRange { index, first, last }
+                if (*first == 1 && *index == 0) || (*first == 0 && *index == *last + 1))
+        });
     let context = || format!("the permutation of the {what}");
     if !out_of_range {
         return read.with_context(context);

@@ -351,7 +351,7 @@ pub enum ParseError {
         found: String,
     },
     /// A line holds the wrong number of numbers for the format and field.
-    #[error("expected {expected} numbers on the line, found {found}")]
+    #[error("expected {expected} number(s) on the line, found {found}")]
     WrongTokenCount {
         /// Numbers needed (indices plus values).
         expected: usize,

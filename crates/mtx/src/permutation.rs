@@ -1,4 +1,5 @@
-//! Permutation files: `%` comment lines (stating the direction), then one index per line. By
+//! Permutation files: `%` comment lines (stating the direction), then one index per line; `#`
+//! lines are comments too, as numpy's `savetxt` writes its header. By
 //! default line `i` of the indices holds the OLD index (1-based) of the row placed at new position
 //! `i`: `new_to_old + 1`, the list of old indices in their new order (as `perm` in MATLAB, or
 //! `A[perm, :]` in numpy plus one). [`PermutationFormat`] reads and writes the other conventions:
@@ -217,7 +218,7 @@ fn index_lines(bytes: &[u8]) -> Result<Vec<(u64, u64)>, MtxError> {
             .collect();
         let index = match words.as_slice() {
             [] => continue,
-            [first, ..] if first.starts_with(b"%") => {
+            [first, ..] if first.starts_with(b"%") || first.starts_with(b"#") => {
                 std::str::from_utf8(line)
                     .map_err(|_| MtxError::at(line_no, ParseError::NotUtf8))?;
                 continue;
@@ -299,6 +300,9 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.starts_with("% line i"));
         assert!(text.ends_with("% seed 7\n3\n1\n4\n2\n"));
+        assert_eq!(read_permutation(&path).unwrap(), p);
+        // numpy's `savetxt(..., header=...)` comments with `#`.
+        std::fs::write(&path, "# new_to_old + 1\n3\n1\n#\n4\n2\n").unwrap();
         assert_eq!(read_permutation(&path).unwrap(), p);
     }
 
