@@ -212,6 +212,13 @@ fn main_job_without_output_writes_nothing_and_still_benches_and_draws() {
         "{stdout}"
     );
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    // The matrix on standard output: the summary goes to stderr and says where the matrix went.
+    let (ok, stdout, err) = run(&[input.to_str().unwrap(), "-o", "-"], dir.path());
+    assert!(ok && stdout.starts_with("%%MatrixMarket"), "{err}");
+    assert!(
+        err.contains("wrote     the reordered matrix to standard output\n"),
+        "{err}"
+    );
     let (ok, stdout, err) = run(
         &[
             input.to_str().unwrap(),
@@ -227,7 +234,8 @@ fn main_job_without_output_writes_nothing_and_still_benches_and_draws() {
     assert!(
         stdout.contains("SpMV")
             && stdout.contains(", 2 threads): ")
-            && stdout.contains("x as fast"),
+            && stdout.contains("x as fast")
+            && stdout.contains("wrote     before.png, after.png\n"),
         "{stdout}"
     );
     for png in ["before.png", "after.png"] {
@@ -380,6 +388,20 @@ fn main_job_peers_and_independent_permutations() {
     let a = read_path(&input, &ReadOptions::default()).unwrap();
     let b = read_path(&dir.path().join("b.mtx.gz"), &ReadOptions::default()).unwrap();
     assert_eq!(b.matrix, a.matrix.permute(&rows, &cols).unwrap());
+    // Rows alone: the columns keep their order, and no columns' file is written for it.
+    let (ok, _, err) = run(
+        &[
+            input.to_str().unwrap(),
+            "--permute",
+            "rows",
+            "--perm-out",
+            "r.txt",
+            "-q",
+        ],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    assert!(dir.path().join("r.txt").exists() && !dir.path().join("r.txt.cols").exists());
 }
 
 #[test]

@@ -48,6 +48,14 @@ pub struct ApplyArgs {
 
 /// Runs `spmv-reorder apply`.
 pub fn run(args: ApplyArgs) -> anyhow::Result<()> {
+    let from_stdin = [Some(&args.input), Some(&args.perm), args.col_perm.as_ref()]
+        .into_iter()
+        .flatten()
+        .filter(|p| p.as_os_str() == "-")
+        .count();
+    if from_stdin > 1 {
+        anyhow::bail!("standard input (-) can feed only one of the matrix, --perm and --col-perm");
+    }
     let mut plan = OutputPlan::new();
     plan.input("input", &args.input).input("--perm", &args.perm);
     if let Some(q) = &args.col_perm {
@@ -102,10 +110,10 @@ pub fn run(args: ApplyArgs) -> anyhow::Result<()> {
             args.input.display(),
             thousands(file.nrows() as u64),
             thousands(file.ncols() as u64),
-            if symmetric {
-                "P·A·Pᵀ"
-            } else {
-                "P·A·Qᵀ"
+            match (symmetric, args.col_perm.is_some()) {
+                (true, _) => "P·A·Pᵀ",
+                (false, true) => "P·A·Qᵀ",
+                (false, false) => "P·A, the columns as they are",
             },
             args.output.display()
         );

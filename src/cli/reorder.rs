@@ -344,8 +344,14 @@ fn print_summary(args: &ReorderArgs, done: &Done<'_>) -> anyhow::Result<()> {
         input: done.input,
         file: done.file,
         reordering: done.reordering,
-        output: args.output.as_deref().filter(|_| !to_stdout),
+        output: args.output.as_deref(),
         perm_files: done.perm_files,
+        other_files: args
+            .spy
+            .iter()
+            .flat_map(|(before, after)| [before.as_path(), after.as_path()])
+            .chain(args.report.as_deref())
+            .collect(),
         comparison: done.comparison,
     };
     match to_stdout {
@@ -492,10 +498,17 @@ fn reordered_file(
     progress: &Progress,
 ) -> anyhow::Result<MatrixMarket> {
     let rep = &r.report;
+    // The passes after the order move rows too: "method identity" alone would say nothing moved.
+    let mut method = rep.method.to_string();
+    if let Some(runs) = rep.length_runs {
+        method += &format!(" + length runs in blocks of {}", runs.block);
+    }
+    if rep.row_splits.is_some_and(|s| s.spread) {
+        method += " + even row splits";
+    }
     let note = format!(
-        " reordered by spmv-reorder {}: method {}, sampler {}, window {}, permutation {}, seed {}",
+        " reordered by spmv-reorder {}: method {method}, sampler {}, window {}, permutation {}, seed {}",
         env!("CARGO_PKG_VERSION"),
-        rep.method,
         rep.sampler,
         rep.window,
         rep.permute,
@@ -508,7 +521,8 @@ fn reordered_file(
 /// have an order of their own.
 fn columns_permutation_file(args: &ReorderArgs, r: &Reordering) -> Option<PathBuf> {
     let path = args.perm_out.as_ref()?;
-    (r.report.permute != PermuteMode::Symmetric).then(|| {
+    // Rows alone leave the columns as they are: no file for an identity.
+    matches!(r.report.permute, PermuteMode::Cols | PermuteMode::Both).then(|| {
         let mut cols = path.clone().into_os_string();
         cols.push(".cols");
         PathBuf::from(cols)
@@ -538,7 +552,8 @@ fn write_permutations(
     mtx::write_permutation_as(path, &r.rows, &what("row"), format)?;
     let mut written = vec![path.clone()];
     if let Some(cols) = cols_file {
-        mtx::write_permutation_as(&cols, &r.cols, &what("column"), format)?;
+        let what = what("column") + "\nits lines number columns where the line above says rows";
+        mtx::write_permutation_as(&cols, &r.cols, &what, format)?;
         written.push(cols);
     }
     Ok(written)

@@ -17,9 +17,11 @@ pub struct Summary<'a> {
     pub input: &'a Path,
     pub file: &'a MatrixMarket,
     pub reordering: &'a Reordering,
-    /// The reordered matrix's file, `None` when not written (or written to stdout).
+    /// The reordered matrix's file (`-`: standard output), `None` when not written.
     pub output: Option<&'a Path>,
     pub perm_files: &'a [PathBuf],
+    /// The other files written: the spy plots and the report.
+    pub other_files: Vec<&'a Path>,
     pub comparison: Option<&'a Comparison>,
 }
 
@@ -57,7 +59,11 @@ impl Summary<'_> {
             .output
             .into_iter()
             .chain(self.perm_files.iter().map(PathBuf::as_path))
-            .map(|p| p.display().to_string())
+            .chain(self.other_files.iter().copied())
+            .map(|p| match p == Path::new("-") {
+                true => "the reordered matrix to standard output".to_string(),
+                false => p.display().to_string(),
+            })
             .collect();
         match written.is_empty() {
             true => writeln!(out, "  wrote     nothing (no -o given)"),
