@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 pub struct InfoArgs {
     /// Matrix Market file (`.mtx`, `.mtx.gz`, or `-` for stdin).
     file: PathBuf,
-    /// Also report D_w for these windows: `1`, a window size `N`, or `var`.
+    /// Also report D_w for these windows: `1`, a window size `N`, `var`, or `cache[:BYTES]`.
     #[arg(long, value_name = "SPEC")]
     window: Option<WindowSpec>,
     /// Print JSON (keys include rows, cols, nnz, D, and D_w with --window).
@@ -71,7 +71,7 @@ fn print_human(
     writeln!(out, "size                {} x {}", i.rows, i.cols)?;
     writeln!(
         out,
-        "nonzeros            {} (stored in file: {})",
+        "nonzeros            {} ({} stored, as the banner's symmetry keeps them; duplicates summed)",
         i.nnz, i.nnz_stored
     )?;
     writeln!(
@@ -102,7 +102,9 @@ fn print_human(
         per_mille(i.x_misses.l2_misses)
     )?;
     if let (Some(w), Some(n), Some(dw)) = (&i.window, i.windows, i.d_w) {
-        writeln!(out, "D_w (window {w})     {dw}  over {n} windows")?;
+        // The label padded to the column of the figures, whatever the window's spelling.
+        let label = format!("D_w (window {w})");
+        writeln!(out, "{label:<19} {dw}  over {n} windows")?;
     }
     Ok(())
 }

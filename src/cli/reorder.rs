@@ -211,7 +211,8 @@ fn length_runs_help() -> String {
          of equal lengths let the CPU predict where each row's loop ends; every row stays within \
          B - 1 places of where the ordering put it. auto: all rows when the matrix has at most {} \
          columns (x then stays in cache whatever the order), else blocks of {}. Default: auto for \
-         the auto method and for tsp over one-row windows with the cache check, off otherwise.",
+         the auto method, and for tsp with the cache check, over one-row windows (--window 1, \
+         the default); off otherwise.",
         t.sort_all_max_columns, t.run_block
     )
 }
