@@ -102,6 +102,15 @@ fn missing_file_and_bad_options_fail_cleanly() {
         dir.path(),
     );
     assert!(!ok && err.contains("nx"), "{err}");
+    // Sizes beyond an index are refused as sizes, not as memory.
+    for (kind, size, needle) in [
+        ("poisson2d", ["--nx", "70000"], "at most 2^32-1 points"),
+        ("rmat", ["--scale", "40"], "scale = 40: between 1 and 31"),
+    ] {
+        let args = [&["gen", kind][..], &size, &["-o", "x.mtx"]].concat();
+        let (ok, _, err) = run(&args, dir.path());
+        assert!(!ok && err.contains(needle), "{err}");
+    }
     assert!(!dir.path().join("x.mtx").exists(), "no output on failure");
 }
 
@@ -582,7 +591,7 @@ fn help_states_the_library_defaults() {
             "all rows when the matrix has at most {} columns",
             t.sort_all_max_columns
         )) && help.contains(&format!(
-            "else blocks of {}. Default: auto for the auto method and for tsp",
+            "else blocks of {}. Default: auto for the auto method, and for tsp",
             t.run_block
         )),
         "{help}"

@@ -103,7 +103,10 @@ pub fn run(args: GenArgs) -> anyhow::Result<()> {
     // Refuses a directory or a missing folder before generating.
     OutputPlan::new().output("-o", &args.output)?;
     let (rows, nnz) = planned_size(&args.kind);
-    super::memory::reserve_for("generating", super::memory::GENERATE, rows, rows, nnz)?;
+    // More rows than an index holds: the generator refuses them first, naming the parameter.
+    if rows <= u32::MAX as usize {
+        super::memory::reserve_for("generating", super::memory::GENERATE, rows, rows, nnz)?;
+    }
     let (matrix, symmetric) = generate(&args.kind)?;
     let matrix = match args.shuffle {
         Some(seed) => gen::shuffle_symmetric(&matrix, seed)?.0,
