@@ -192,6 +192,12 @@ pub enum SpecError {
     /// A required option is absent.
     #[error("missing option '{0}'")]
     MissingOption(&'static str),
+    /// An option given twice (which one was meant is not for the parser to guess).
+    #[error("option '{0}' is given twice")]
+    RepeatedOption(String),
+    /// Two options of which one at most may be given.
+    #[error("options '{0}' and '{1}' exclude each other: give one")]
+    ExclusiveOptions(&'static str, &'static str),
 }
 
 impl SamplingError {

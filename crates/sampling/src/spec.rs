@@ -114,17 +114,24 @@ impl FromStr for SamplerSpec {
     }
 }
 
-/// `key=value` pairs separated by commas (none for an empty string).
+/// `key=value` pairs separated by commas (none for an empty string), each key at most once.
 fn parse_options(rest: &str) -> Result<Vec<(&str, &str)>, SpecError> {
     if rest.is_empty() {
         return Ok(Vec::new());
     }
-    rest.split(',')
+    let options: Vec<(&str, &str)> = rest
+        .split(',')
         .map(|kv| {
             kv.split_once('=')
                 .ok_or_else(|| SpecError::MissingValue(kv.to_owned()))
         })
-        .collect()
+        .collect::<Result<_, _>>()?;
+    for (i, (key, _)) in options.iter().enumerate() {
+        if options[..i].iter().any(|(k, _)| k == key) {
+            return Err(SpecError::RepeatedOption((*key).to_owned()));
+        }
+    }
+    Ok(options)
 }
 
 fn invalid(key: &str, value: &str, expected: &'static str) -> SpecError {
@@ -345,6 +352,9 @@ fn parse_trace(options: &[(&str, &str)]) -> Result<TraceSpec, SpecError> {
             continue;
         }
         match key {
+            "perf-script" | "lackey" if source.is_some() => {
+                return Err(SpecError::ExclusiveOptions("perf-script", "lackey"))
+            }
             "perf-script" => source = Some(TraceSource::PerfScript(value.into())),
             "lackey" => source = Some(TraceSource::Lackey(value.into())),
             "layout" => layout = Some(PathBuf::from(value)),
@@ -450,6 +460,14 @@ mod tests {
         assert_eq!(
             kind("dast-sim:period"),
             SpecError::MissingValue("period".into())
+        );
+        assert_eq!(
+            kind("dast-sim:period=1,threads=2,period=2"),
+            SpecError::RepeatedOption("period".into())
+        );
+        assert_eq!(
+            kind("trace:lackey=a,layout=l,perf-script=b"),
+            SpecError::ExclusiveOptions("perf-script", "lackey")
         );
         assert!(matches!(
             kind("dast-sim:period=0"),
