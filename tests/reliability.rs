@@ -476,11 +476,11 @@ fn options_asking_for_too_much_memory_or_threads_are_refused() {
     for (args, needle) in [
         (
             vec!["bench", "in.mtx", "--stream-mb", "999999"],
-            "three arrays needs about",
+            "three arrays would need about",
         ),
         (
             vec!["stream", "--array-mb", "1000000"],
-            "three arrays needs about",
+            "three arrays would need about",
         ),
         (
             vec!["gen", "rmat", "--scale", "31", "-o", "x.mtx"],

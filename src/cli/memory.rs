@@ -41,7 +41,7 @@ pub const GENERATE: Footprint = Footprint {
 pub fn reserve(what: &str, bytes: u64) -> anyhow::Result<()> {
     if !spmv_reorder::mtx::can_allocate(bytes) {
         bail!(
-            "{what} needs about {} of memory, more than this process can allocate",
+            "{what} would need about {} of memory, more than this process can allocate",
             human(bytes)
         );
     }
@@ -83,7 +83,7 @@ mod tests {
         assert!(reserve("a small job", 1 << 20).is_ok());
         let e = reserve("a huge job", u64::MAX / 2).unwrap_err().to_string();
         assert!(
-            e.starts_with("a huge job needs about") && e.contains("GiB"),
+            e.starts_with("a huge job would need about") && e.contains("GiB"),
             "{e}"
         );
         assert_eq!(INFO.bytes(usize::MAX, usize::MAX, u64::MAX), u64::MAX);

@@ -99,9 +99,9 @@ impl Summary<'_> {
         }
         text += match r.permute {
             PermuteMode::Symmetric => "",
-            PermuteMode::Rows => " (rows only)",
-            PermuteMode::Cols => " (columns only)",
-            PermuteMode::Both => " (rows and columns each their own order)",
+            PermuteMode::Rows => ", rows only",
+            PermuteMode::Cols => ", columns only",
+            PermuteMode::Both => ", rows and columns each their own order",
         };
         format!("{text}, in {}", duration(r.reorder_seconds))
     }

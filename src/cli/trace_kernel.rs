@@ -62,7 +62,8 @@ pub fn run(args: TraceKernelArgs) -> anyhow::Result<()> {
         })
     })
     .with_context(|| format!("writing the layout {}", args.emit_layout.display()))?;
-    let checksum: f64 = run.y().iter().sum();
+    // `+ 0.0`: the sum of no values is -0.0, which would print as "-0".
+    let checksum: f64 = run.y().iter().sum::<f64>() + 0.0;
     writeln!(
         std::io::stdout().lock(),
         "traced {} iteration(s) of the {} kernel on {} thread(s): {} x {}, {} nonzeros, sum(y) = {checksum}",
