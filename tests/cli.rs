@@ -714,3 +714,18 @@ fn a_quiet_run_writes_what_a_loud_one_writes_and_its_report_keeps_the_misses() {
         );
     }
 }
+
+#[test]
+fn an_order_kept_on_a_tie_is_not_said_to_be_priced_below() {
+    // bcsstk04 as read and in RCM's order cost the cache model the same: the lower D is kept.
+    let dir = temp_dir();
+    let input = matrix("bcsstk04.mtx.gz");
+    let (ok, stdout, err) = run(&[input.to_str().unwrap()], dir.path());
+    assert!(ok, "{err}");
+    assert!(
+        stdout.contains("within 5%, the lower D wins")
+            && stdout.contains("priced within 5% of RCM's order, with the lower D")
+            && !stdout.contains("priced below"),
+        "{stdout}"
+    );
+}

@@ -111,6 +111,17 @@ impl Summary<'_> {
 fn order_returned(r: &ReorderReport) -> String {
     let side = r.rows.as_ref().or(r.cols.as_ref());
     let asked = r.requested == r.method;
+    // Within the tie margin the cache check keeps the lower D: "below" would not be true.
+    let tied = side
+        .and_then(|s| s.cache_check.as_ref())
+        .is_some_and(|c| c.tied);
+    let priced = |other: &str| match tied {
+        true => format!(
+            "priced within {}% of {other}, with the lower D",
+            Tuning::default().model_tie_percent
+        ),
+        false => format!("priced below {other}"),
+    };
     match r.method {
         Method::Tsp => match side.and_then(|s| s.tsp.as_ref()) {
             Some(t) => format!(
@@ -122,9 +133,20 @@ fn order_returned(r: &ReorderReport) -> String {
         },
         Method::Rcm if asked => "RCM's order (reverse Cuthill-McKee)".into(),
         Method::Rcm if r.requested == Method::Tsp => "RCM's order (the TSP method's start)".into(),
-        Method::Rcm => "RCM's order (reverse Cuthill-McKee), priced below the order as read".into(),
+        Method::Rcm => format!(
+            "RCM's order (reverse Cuthill-McKee), {}",
+            priced("the order as read")
+        ),
         Method::Identity if asked => "the order as read".into(),
-        Method::Identity => "the order as read, priced below the other orders".into(),
+        // A tie is between the order as read and RCM's: the path is never kept on one.
+        Method::Identity => format!(
+            "the order as read, {}",
+            priced(if tied {
+                "RCM's order"
+            } else {
+                "the other orders"
+            })
+        ),
         Method::Gp if asked => "METIS's partition order (parts numbered one after another)".into(),
         Method::Gp => "the cache windows' METIS parts in their own order, RCM inside".into(),
         Method::Nd => "METIS's nested dissection order".into(),
