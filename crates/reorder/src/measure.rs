@@ -56,7 +56,11 @@ impl Reorderer {
         };
         let d_w_after = self.d_w_after(&o, d_after)?;
         let returned = returned_method(self.method, &o);
-        let parts_kept = returned == Method::Rcm && self.start_order() == StartOrder::Parts;
+        // Only the TSP method starts from the cache windows' parts; `auto` orders by RCM whatever
+        // the windows.
+        let parts_kept = self.method == Method::Tsp
+            && returned == Method::Rcm
+            && self.start_order() == StartOrder::Parts;
         let (x_misses_before, x_misses_after) = if self.model_misses {
             let (before, after) = self.x_misses(&o, replayed);
             (Some(before), Some(after))
