@@ -729,3 +729,40 @@ fn an_order_kept_on_a_tie_is_not_said_to_be_priced_below() {
         "{stdout}"
     );
 }
+
+#[test]
+fn options_of_another_method_are_said_to_change_nothing() {
+    let dir = temp_dir();
+    let input = matrix("bcsstk05.mtx.gz");
+    let input = input.to_str().unwrap();
+    let (ok, _, err) = run(
+        &[
+            input,
+            "--method",
+            "rcm",
+            "--kicks",
+            "3",
+            "--neighbours",
+            "5",
+            "-q",
+        ],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("warning: --kicks, --neighbours change nothing with --method rcm"),
+        "{err}"
+    );
+    let (ok, _, err) = run(&[input, "--part-rows", "100", "-q"], dir.path());
+    assert!(
+        ok && err.contains("--part-rows changes nothing with --method auto"),
+        "{err}"
+    );
+    for used in [
+        vec![input, "--method", "tsp", "--kicks", "1", "-q"],
+        vec![input, "--method", "gp", "--part-rows", "50", "-q"],
+    ] {
+        let (ok, _, err) = run(&used, dir.path());
+        assert!(ok && !err.contains("warning"), "{used:?}: {err}");
+    }
+}

@@ -125,7 +125,7 @@ pub struct ReorderArgs {
     #[arg(
         long,
         value_name = "SECONDS",
-        default_value_t = 30.0,
+        default_value_t = DEFAULT_TIME_LIMIT,
         value_parser = values::seconds,
         hide_short_help = true
     )]
@@ -137,13 +137,13 @@ pub struct ReorderArgs {
     #[arg(long, value_name = "N", default_value_t = 0, hide_short_help = true)]
     kicks: u64,
     /// Candidate neighbours per window in the window graph.
-    #[arg(long, default_value_t = 8, value_name = "K", hide_short_help = true)]
+    #[arg(long, default_value_t = DEFAULT_NEIGHBOURS, value_name = "K", hide_short_help = true)]
     neighbours: usize,
     /// Windows a column may be shared by before the window graph bounds it.
     ///
     /// Each window of a column shared by more (a hub, as in power-law graphs) pairs only with the
     /// N nearest, so that a hub costs O(windows · N) instead of O(windows²).
-    #[arg(long, default_value_t = 256, value_name = "N", hide_short_help = true)]
+    #[arg(long, default_value_t = DEFAULT_HUB_LIMIT, value_name = "N", hide_short_help = true)]
     hub_limit: usize,
     /// Sort the rows of every block of B positions by length after ordering (0: off).
     #[arg(
@@ -203,6 +203,37 @@ fn no_cache_check_help() -> String {
     )
 }
 
+/// Defaults of the TSP method's options.
+const DEFAULT_TIME_LIMIT: f64 = 30.0;
+const DEFAULT_NEIGHBOURS: usize = 8;
+const DEFAULT_HUB_LIMIT: usize = 256;
+
+/// The options of the TSP path given (away from their defaults) with a method that computes no
+/// path, which they cannot change; and `--part-rows` away from `gp`.
+fn ignored_options(args: &ReorderArgs) -> Vec<&'static str> {
+    let tsp = args.method == Method::Tsp;
+    [
+        (args.start.is_some(), "--start"),
+        (args.no_cache_check, "--no-cache-check"),
+        (args.time_limit != DEFAULT_TIME_LIMIT, "--time-limit"),
+        (args.kicks != 0, "--kicks"),
+        (args.neighbours != DEFAULT_NEIGHBOURS, "--neighbours"),
+        (args.hub_limit != DEFAULT_HUB_LIMIT, "--hub-limit"),
+        (
+            args.length_change_cost != DEFAULT_LENGTH_CHANGE_COST,
+            "--length-change-cost",
+        ),
+    ]
+    .into_iter()
+    .filter(|_| !tsp)
+    .chain([(
+        args.method != Method::Gp && args.part_rows as usize != DEFAULT_PART_ROWS,
+        "--part-rows",
+    )])
+    .filter_map(|(given, name)| given.then_some(name))
+    .collect()
+}
+
 /// The long help of `--length-runs`, with the automatic block's constants.
 fn length_runs_help() -> String {
     let t = Tuning::default();
@@ -226,6 +257,22 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
     };
     let reorderer = reorderer(&args)?;
     let mut plan = output_plan(&args, &input)?;
+    let ignored = ignored_options(&args);
+    if !ignored.is_empty() {
+        super::messages::report(
+            "warning",
+            &format!(
+                "{} {} nothing with --method {}",
+                ignored.join(", "),
+                if ignored.len() == 1 {
+                    "changes"
+                } else {
+                    "change"
+                },
+                args.method
+            ),
+        );
+    }
     let progress = Progress::new(args.quiet);
     let t = Instant::now();
     let mut file = read_input(&input, args.threads, &progress)?;
