@@ -766,3 +766,23 @@ fn options_of_another_method_are_said_to_change_nothing() {
         assert!(ok && !err.contains("warning"), "{used:?}: {err}");
     }
 }
+
+#[test]
+fn the_path_over_cache_windows_names_its_start_the_parts() {
+    let dir = temp_dir();
+    let input = matrix("wing.mtx.gz");
+    let args = [
+        input.to_str().unwrap(),
+        "--method",
+        "tsp",
+        "--window",
+        "cache:64K",
+    ];
+    let (ok, stdout, err) = run(&args, dir.path());
+    assert!(ok, "{err}");
+    let why = stdout.lines().find(|l| l.starts_with("  why")).unwrap();
+    assert!(
+        why.contains(", the parts ") && !why.contains("RCM"),
+        "{why}"
+    );
+}

@@ -4,7 +4,7 @@ use super::progress::StageRecord;
 use spmv_reorder::locality::ModelledCost;
 use spmv_reorder::mtx::MatrixMarket;
 use spmv_reorder::reorder::{
-    CacheCheck, Kept, Method, PermuteMode, ReorderReport, Reordering, Tuning,
+    CacheCheck, Kept, Method, PermuteMode, ReorderReport, Reordering, StartOrder, Tuning,
 };
 use spmv_reorder::spmv::bench::{Comparison, KernelSpeedup};
 use spmv_reorder::spmv::Kernel;
@@ -45,11 +45,7 @@ impl Summary<'_> {
         )?;
         writeln!(out, "  result    {}", self.result())?;
         if let Some(c) = r.rows.as_ref().and_then(|s| s.cache_check.as_ref()) {
-            writeln!(
-                out,
-                "  why       {}",
-                why(c, r.requested, &Tuning::default())
-            )?;
+            writeln!(out, "  why       {}", why(c, r, &Tuning::default()))?;
         }
         writeln!(out, "  locality  {}", locality(r, self.file.nnz()))?;
         if let Some(c) = self.comparison {
@@ -159,10 +155,16 @@ fn order_returned(r: &ReorderReport) -> String {
 
 /// Why the cache check kept its order: the modelled `x` misses of each order it priced, and its
 /// rule.
-fn why(c: &CacheCheck, requested: Method, t: &Tuning) -> String {
+fn why(c: &CacheCheck, r: &ReorderReport, t: &Tuning) -> String {
+    let requested = r.requested;
+    // The path's start: RCM's order, or the cache windows' parts.
+    let (name, order) = match r.start {
+        Some(StartOrder::Parts) => ("the parts", "the parts' order"),
+        _ => ("RCM", "RCM's order"),
+    };
     let mut prices = vec![format!("as read {}", misses(&c.input))];
     if let Some(start) = &c.start {
-        prices.push(format!("RCM {}", misses(start)));
+        prices.push(format!("{name} {}", misses(start)));
     }
     if let Some(path) = &c.path {
         let partway = if c.draft_abandoned { " (partway)" } else { "" };
@@ -178,12 +180,12 @@ fn why(c: &CacheCheck, requested: Method, t: &Tuning) -> String {
         }
         (Kept::Path, _) => format!("the path is {}% or more below both", t.path_margin_percent),
         _ if c.tied => format!(
-            "as read and RCM within {}%, the lower D wins",
+            "as read and {name} within {}%, the lower D wins",
             t.model_tie_percent
         ),
         (_, Some(_)) => format!("the path must be {}% below both", t.path_margin_percent),
         (_, None) if c.start_near_bound.is_some() => {
-            "RCM's order is near any path's lower bound, so no path was computed".into()
+            format!("{order} is near any path's lower bound, so no path was computed")
         }
         (_, None) => "no order could be cheap enough, so no path was computed".into(),
     };
