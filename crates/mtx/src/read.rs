@@ -172,6 +172,8 @@ impl Preamble {
             line: 0,
         };
         let banner = lines.next().unwrap_or_default();
+        // A byte-order mark, as some Windows editors save UTF-8, is not part of the banner.
+        let banner = banner.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(banner);
         let header = Header::parse(banner).map_err(|k| MtxError::at(1, k))?;
         let mut comments = Vec::new();
         loop {
@@ -379,6 +381,13 @@ mod tests {
             );
             assert_eq!(told.last().unwrap().0, size, "{name}: all of it at the end");
         }
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_banner_is_skipped() {
+        let text = "\u{feff}%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 2.5\n";
+        let m = read_str(text).unwrap();
+        assert_eq!((m.nrows(), m.nnz()), (1, 1));
     }
 
     #[test]
