@@ -257,22 +257,7 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
     };
     let reorderer = reorderer(&args)?;
     let mut plan = output_plan(&args, &input)?;
-    let ignored = ignored_options(&args);
-    if !ignored.is_empty() {
-        super::messages::report(
-            "warning",
-            &format!(
-                "{} {} nothing with --method {}",
-                ignored.join(", "),
-                if ignored.len() == 1 {
-                    "changes"
-                } else {
-                    "change"
-                },
-                args.method
-            ),
-        );
-    }
+    warn_of_ignored_options(&args);
     let progress = Progress::new(args.quiet);
     let t = Instant::now();
     let mut file = read_input(&input, args.threads, &progress)?;
@@ -312,10 +297,8 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
         write_output(out, reordered, args.threads, &progress)?;
     }
     let perm_files = write_permutations(&args, &reordering, cols_file)?;
-    if let Some(((before, after), reordered)) = args.spy.as_ref().zip(reordered.as_ref()) {
-        progress.stage("drawing the spy plots", Unit::Share, 0);
-        spy_png(&file.matrix.pattern(), before, &SpyOptions::default())?;
-        spy_png(&reordered.matrix.pattern(), after, &SpyOptions::default())?;
+    if let Some((spy, reordered)) = args.spy.as_ref().zip(reordered.as_ref()) {
+        draw_spy_plots(spy, &file, reordered, &progress)?;
     }
     let comparison = match reordered.as_ref().filter(|_| args.bench) {
         Some(reordered) => Some(benchmark(
@@ -343,6 +326,40 @@ pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
     if !args.quiet {
         print_summary(&args, &done)?;
     }
+    Ok(())
+}
+
+/// Warns of the options given that the method does not use ([`ignored_options`]).
+fn warn_of_ignored_options(args: &ReorderArgs) {
+    let ignored = ignored_options(args);
+    if ignored.is_empty() {
+        return;
+    }
+    let verb = if ignored.len() == 1 {
+        "changes"
+    } else {
+        "change"
+    };
+    super::messages::report(
+        "warning",
+        &format!(
+            "{} {verb} nothing with --method {}",
+            ignored.join(", "),
+            args.method
+        ),
+    );
+}
+
+/// `--spy BEFORE,AFTER`: the patterns of the input and of the reordered matrix.
+fn draw_spy_plots(
+    (before, after): &(PathBuf, PathBuf),
+    file: &MatrixMarket,
+    reordered: &MatrixMarket,
+    progress: &Progress,
+) -> anyhow::Result<()> {
+    progress.stage("drawing the spy plots", Unit::Share, 0);
+    spy_png(&file.matrix.pattern(), before, &SpyOptions::default())?;
+    spy_png(&reordered.matrix.pattern(), after, &SpyOptions::default())?;
     Ok(())
 }
 

@@ -126,6 +126,18 @@ mod tests {
     }
 
     #[test]
+    fn the_default_with_cache_windows_reports_the_order_it_returns() {
+        // The default orders by RCM whatever the windows: its report must not name the parts.
+        let (a, _) = shuffle_symmetric(&poisson2d(40, 40).unwrap(), 3).unwrap();
+        let cache = crate::WindowSpec::Cache { bytes: Some(4096) };
+        let r = Reorderer::new().windows(cache).run(&a).unwrap();
+        assert_eq!(r.report.method, Method::Rcm, "{}", r.report.order);
+        // No length runs over windows of several rows: RCM's order as it is.
+        let rcm = Reorderer::new().method(Method::Rcm).run(&a).unwrap();
+        assert_eq!(r.rows, rcm.rows);
+    }
+
+    #[test]
     fn auto_returns_rcm_on_a_shuffled_grid_and_keeps_a_natural_one() {
         let grid = poisson2d(300, 300).unwrap();
         let (shuffled, _) = shuffle_symmetric(&grid, 7).unwrap();

@@ -538,18 +538,6 @@ mod tests {
     }
 
     #[test]
-    fn the_default_with_cache_windows_reports_the_order_it_returns() {
-        // The default orders by RCM whatever the windows: its report must not name the parts.
-        let (a, _) = shuffle_symmetric(&poisson2d(40, 40).unwrap(), 3).unwrap();
-        let cache = WindowSpec::Cache { bytes: Some(4096) };
-        let r = Reorderer::new().windows(cache).run(&a).unwrap();
-        assert_eq!(r.report.method, Method::Rcm, "{}", r.report.order);
-        // No length runs over windows of several rows: RCM's order as it is.
-        let rcm = Reorderer::new().method(Method::Rcm).run(&a).unwrap();
-        assert_eq!(r.rows, rcm.rows);
-    }
-
-    #[test]
     fn the_default_and_rcm_report_each_step_up_to_all_of_it() {
         // 90,000 rows: more than one report of each replay.
         let (a, _) = shuffle_symmetric(&poisson2d(300, 300).unwrap(), 5).unwrap();
