@@ -26,6 +26,10 @@ fn main() -> ExitCode {
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
+            // An option found wrong after parsing (`cli::usage_error`).
+            if let Some(usage) = err.downcast_ref::<clap::Error>() {
+                return usage_error(usage);
+            }
             // A closed pipe (e.g. `| head`) is not a failure of ours.
             if err.chain().any(|c| {
                 c.downcast_ref::<std::io::Error>()

@@ -38,6 +38,30 @@ pub fn run(args: &[&str], cwd: &Path) -> (bool, String, String) {
     )
 }
 
+/// Runs the binary with `args`, returning (exit code, stderr).
+pub fn run_status(args: &[&str], cwd: &Path) -> (Option<i32>, String) {
+    let out = binary()
+        .args(args)
+        .current_dir(cwd)
+        .stdout(Stdio::null())
+        .output()
+        .expect("run binary");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Asserts a refused command line: exit status 2, a message with `needle`.
+pub fn assert_usage_error(args: &[&str], cwd: &Path, needle: &str) {
+    let (code, err) = run_status(args, cwd);
+    assert_eq!(code, Some(2), "{args:?}: {err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: expected {needle:?} in {err}"
+    );
+}
+
 /// Runs the binary in `dir` under an address-space cap of `mb` MiB (`prlimit --as`), with `stdin`
 /// as its standard input; returns (exit code, stderr).
 pub fn run_capped(args: &[&str], dir: &Path, mb: u64, stdin: Stdio) -> (Option<i32>, String) {

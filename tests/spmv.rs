@@ -1,7 +1,7 @@
 //! Integration tests: the SpMV engine through the library facade and the `bench`, `topology` and
 //! `stream` commands; multi-NUMA behaviour on the hwloc XML fixtures of `tests/data/topology/`.
 
-use crate::common::{matrix, root, run, temp_dir};
+use crate::common::{assert_usage_error, matrix, root, run, temp_dir};
 use spmv_reorder_spmv::placement::Placement;
 use spmv_reorder_spmv::{Kernel, Par, Pinning, SpmvError, SpmvPlan, ThreadTeam, Topology};
 use std::path::PathBuf;
@@ -137,6 +137,42 @@ fn topology_command_prints_text_json_and_xml_layouts() {
     assert!(out.contains("thread 1 -> CPU 4 (NUMA node 1)"), "{out}");
     let (ok, _, err) = run(&["topology", "--xml", "/nonexistent.xml"], dir.path());
     assert!(!ok && err.contains("/nonexistent.xml"), "{err}");
+    // The file's 16 PUs bound --threads, not this machine's CPUs.
+    let xml = xml.to_str().unwrap();
+    let (ok, out, err) = run(
+        &[
+            "topology",
+            "--xml",
+            xml,
+            "--pin",
+            "scatter",
+            "--threads",
+            "16",
+        ],
+        dir.path(),
+    );
+    assert!(
+        ok && out.contains("thread 15 -> CPU 15 (NUMA node 1)"),
+        "{err}"
+    );
+    assert_usage_error(
+        &[
+            "topology",
+            "--xml",
+            xml,
+            "--pin",
+            "scatter",
+            "--threads",
+            "17",
+        ],
+        dir.path(),
+        "from 1 to 16 (the PUs of",
+    );
+    assert_usage_error(
+        &["topology", "--pin", "scatter", "--threads", "100000"],
+        dir.path(),
+        "(the CPUs this process may use)",
+    );
 }
 
 #[test]
@@ -256,7 +292,7 @@ fn bad_bench_input_is_a_clear_error_never_a_panic() {
         (vec!["--pin", "sideways"], "invalid pinning"),
         (vec!["--place", "node:42"], "NUMA node 42 does not exist"),
         (vec!["--place", "upside-down"], "invalid placement"),
-        (vec!["--kernel", "fastest"], "invalid kernel"),
+        (vec!["--kernel", "fastest"], "merge-path, dynamic or all"),
         (vec!["--reps", "0"], "reps"),
         (
             vec!["--perm", short.to_str().unwrap()],
@@ -272,7 +308,7 @@ fn bad_bench_input_is_a_clear_error_never_a_panic() {
                     .to_owned()
                     .leak(),
             ],
-            "expected 132",
+            "bcsstk05.mtx.gz after: rows of the reordered matrix: expected 132",
         ),
     ];
     for (extra, needle) in cases {
@@ -287,4 +323,58 @@ fn bad_bench_input_is_a_clear_error_never_a_panic() {
             "{extra:?}: expected {needle:?} in {err}"
         );
     }
+}
+
+#[test]
+fn bad_bench_options_are_a_bad_command_line() {
+    let dir = temp_dir();
+    let m = matrix("bcsstk04.mtx.gz");
+    let m = m.to_str().unwrap();
+    for (extra, needle) in [
+        (["--kernel", "foo"], "merge-path, dynamic or all"),
+        (["--pin", ""], "invalid pinning"),
+        (["--place", "node:-1"], "invalid placement"),
+        (["--perm-base", "2"], "expected 0 or 1"),
+    ] {
+        assert_usage_error(&[&["bench", m][..], &extra].concat(), dir.path(), needle);
+    }
+    assert_usage_error(&["stream", "--pin", "x"], dir.path(), "invalid pinning");
+}
+
+#[test]
+fn bench_reads_a_zero_based_permutation_with_perm_base_0() {
+    let dir = temp_dir();
+    let m = matrix("bcsstk04.mtx.gz");
+    let m = m.to_str().unwrap();
+    let (ok, _, err) = run(
+        &[
+            m,
+            "--method",
+            "rcm",
+            "--perm-out",
+            "p0.txt",
+            "--perm-base",
+            "0",
+            "-q",
+        ],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    let mut args = vec!["bench", m, "--perm", "p0.txt", "--threads", "1"];
+    args.extend(QUICK);
+    let (ok, _, err) = run(&args, dir.path());
+    assert!(
+        !ok && err.contains("permutation index 0 is outside 1..=132"),
+        "{err}"
+    );
+    args.extend(["--perm-base", "0", "--json"]);
+    let (ok, out, err) = run(&args, dir.path());
+    assert!(ok, "{err}");
+    let v = json(&out);
+    assert_eq!(v["after"]["matrix"]["nnz"], v["before"]["matrix"]["nnz"]);
+    assert_usage_error(
+        &["bench", m, "--perm-base", "0"],
+        dir.path(),
+        "--perm <PERM>",
+    );
 }

@@ -1,7 +1,7 @@
 //! Integration tests: the solver workflows and what a newcomer reads (`apply`, `--perm-base`,
 //! `-h`, the summary, `--report`, `evaluate`'s table).
 
-use crate::common::{matrix, run, temp_dir};
+use crate::common::{assert_usage_error, matrix, run, temp_dir};
 use std::path::Path;
 
 /// The lines of `file` in `dir` that are not `%` comments.
@@ -270,4 +270,88 @@ fn evaluate_prints_tables_and_json_only_when_asked() {
     let json = ok(&[&args[..], &["--json"]].concat(), d);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert!(v["matrices"].is_array());
+}
+
+#[test]
+fn evaluate_refuses_repeated_orderings_and_thread_counts() {
+    let dir = temp_dir();
+    let d = dir.path();
+    std::fs::create_dir(d.join("m")).unwrap();
+    std::fs::copy(matrix("bcsstk04.mtx.gz"), d.join("m/bcsstk04.mtx.gz")).unwrap();
+    for (args, needle) in [
+        (
+            vec!["evaluate", "m", "--ordering", "rcm", "--ordering", " rcm"],
+            "the ordering `rcm` is given twice",
+        ),
+        (
+            vec!["evaluate", "m", "--threads", "1,1"],
+            "the thread count 1 is given twice",
+        ),
+        (
+            vec!["evaluate", "m", "--ordering", "tsp start=x"],
+            "--ordering `tsp start=x`",
+        ),
+    ] {
+        assert_usage_error(&args, d, needle);
+    }
+}
+
+#[test]
+fn evaluate_without_rcm_prints_dashes_and_takes_the_largest_thread_count() {
+    let dir = temp_dir();
+    let d = dir.path();
+    std::fs::create_dir(d.join("m")).unwrap();
+    std::fs::copy(matrix("bcsstk04.mtx.gz"), d.join("m/bcsstk04.mtx.gz")).unwrap();
+    let args = ["evaluate", "m", "--ordering", "degree", "--reps", "1"];
+    let table = ok(
+        &[
+            &args[..],
+            &["--ordering", "tsp check=off", "--threads", "1"],
+        ]
+        .concat(),
+        d,
+    );
+    let means = table.split("Geometric means").nth(1).unwrap();
+    assert!(!means.contains("NaN"), "{table}");
+    let row = |label: &str| {
+        let start = format!("| {label} |");
+        means
+            .lines()
+            .find(|l| l.starts_with(&start))
+            .unwrap()
+            .to_string()
+    };
+    // Columns: ordering, D / D(input), speedup, vs RCM, D below RCM and Gorder, cost.
+    assert!(row("degree").contains("| - |  |"), "{table}");
+    assert!(row("tsp check=off").contains("| - | - |"), "{table}");
+    // The largest thread count listed first: the chart and the break-even take it.
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cpus < 2 {
+        return;
+    }
+    let json = ok(
+        &[
+            &args[..],
+            &["--threads", "2,1", "--json", "--chart", "c.svg"],
+        ]
+        .concat(),
+        d,
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let results = v["matrices"][0]["results"].as_array().unwrap();
+    let base_2t = results[0]["median_s"][0].as_f64().unwrap();
+    for r in results {
+        let cost = r["reorder_spmv_equivalents"].as_f64().unwrap();
+        let seconds = r["reorder_seconds"].as_f64().unwrap();
+        assert!(
+            (cost - seconds / base_2t).abs() <= 1e-9 * cost.max(1.0),
+            "{r}"
+        );
+    }
+    assert!(
+        v["summary"]["tsp_beats_rcm_and_gorder_on_d"].is_null(),
+        "{json}"
+    );
+    let chart = std::fs::read_to_string(d.join("c.svg")).unwrap();
+    assert!(chart.contains("(2 threads)"), "{chart}");
 }

@@ -2,6 +2,7 @@
 //! triad measured in the same run, optionally before and after a reordering.
 
 use anyhow::Context;
+use spmv_reorder_mtx::{IndexBase, PermutationFormat};
 use spmv_reorder_sparse::CsrMatrix;
 use spmv_reorder_spmv::bench::{self, BenchConfig, BenchReport, Comparison};
 use spmv_reorder_spmv::stream::StreamConfig;
@@ -17,8 +18,8 @@ pub struct BenchArgs {
     #[command(flatten)]
     team: super::team::TeamArgs,
     /// Kernel: static-rows, nnz-balanced, merge-path, dynamic, or all.
-    #[arg(long, value_name = "K", default_value = "all")]
-    kernel: String,
+    #[arg(long, value_name = "K", default_value = "all", value_parser = kernels)]
+    kernel: Kernels,
     /// Timed samples per kernel (per matrix when comparing), 1 to 100000.
     #[arg(long, value_name = "R", default_value_t = 20, value_parser = super::values::count(1, 100_000))]
     reps: usize,
@@ -34,6 +35,9 @@ pub struct BenchArgs {
     /// A permutation file: benchmark FILE before and after the symmetric permutation P·A·Pᵀ.
     #[arg(long, value_name = "PERM", conflicts_with = "after")]
     perm: Option<PathBuf>,
+    /// First index of --perm: 1 (spmv-reorder, MATLAB) or 0 (scipy, numpy, METIS).
+    #[arg(long, value_name = "0|1", default_value = "1", requires = "perm")]
+    perm_base: IndexBase,
     /// A second matrix (the reordered one): benchmark both side by side.
     #[arg(long, value_name = "SECOND")]
     after: Option<PathBuf>,
@@ -45,6 +49,21 @@ pub struct BenchArgs {
     json: bool,
 }
 
+/// The kernels `--kernel` names: one, or every one for `all`.
+#[derive(Debug, Clone)]
+struct Kernels(Vec<Kernel>);
+
+/// Parses `--kernel`: a kernel's name, or `all`.
+fn kernels(text: &str) -> Result<Kernels, String> {
+    if text.trim().eq_ignore_ascii_case("all") {
+        return Ok(Kernels(Kernel::ALL.to_vec()));
+    }
+    text.parse().map(|k| Kernels(vec![k])).map_err(|_| {
+        let names: Vec<&str> = Kernel::ALL.iter().map(|k| k.name()).collect();
+        format!("expected {} or all (every kernel)", names.join(", "))
+    })
+}
+
 /// The validated configuration of a run (raw arguments → library settings).
 fn config(args: &BenchArgs) -> anyhow::Result<BenchConfig> {
     let team = args.team.resolve()?;
@@ -52,15 +71,11 @@ fn config(args: &BenchArgs) -> anyhow::Result<BenchConfig> {
         "the STREAM triad's three arrays",
         3 * args.stream_mb as u64 * 1_000_000,
     )?;
-    let kernels = match args.kernel.as_str() {
-        "all" => Kernel::ALL.to_vec(),
-        k => vec![k.parse::<Kernel>()?],
-    };
     Ok(BenchConfig {
         threads: team.threads,
         pinning: team.pinning,
         placement: team.placement,
-        kernels,
+        kernels: args.kernel.0.clone(),
         warmup: args.warmup,
         reps: args.reps,
         stream: (args.stream_mb > 0).then(|| StreamConfig {
@@ -91,7 +106,11 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     let before = read_matrix(&args.file)?;
     let after = match (&args.perm, &args.after) {
         (Some(perm_path), _) => {
-            let p = spmv_reorder_mtx::read_permutation(perm_path)
+            let format = PermutationFormat {
+                base: args.perm_base,
+                old_to_new: false,
+            };
+            let p = spmv_reorder_mtx::read_permutation_as(perm_path, None, format)
                 .with_context(|| format!("reading permutation {}", perm_path.display()))?;
             let b = before.permute_symmetric(&p).with_context(|| {
                 format!(
@@ -117,7 +136,13 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             }
         }
         Some(after) => {
-            let cmp = bench::compare(&before, &after, &config)?;
+            let cmp = bench::compare(&before, &after, &config).with_context(|| {
+                format!(
+                    "benchmarking {} before, {} after",
+                    args.file.display(),
+                    second(&args)
+                )
+            })?;
             if args.json {
                 serde_json::to_writer_pretty(&mut out, &cmp)?;
                 writeln!(out)?;
@@ -277,17 +302,21 @@ fn write_kernel_speedups(out: &mut impl Write, c: &Comparison) -> std::io::Resul
     Ok(())
 }
 
+/// What the benchmark compares the matrix with: the matrix permuted by `--perm`, or `--after`.
+fn second(args: &BenchArgs) -> String {
+    match (&args.perm, &args.after) {
+        (Some(p), _) => format!("permuted by {}", p.display()),
+        (_, Some(a)) => a.display().to_string(),
+        _ => String::new(),
+    }
+}
+
 fn write_comparison(
     out: &mut impl Write,
     args: &BenchArgs,
     config: &BenchConfig,
     c: &Comparison,
 ) -> std::io::Result<()> {
-    let second = match (&args.perm, &args.after) {
-        (Some(p), _) => format!("permuted by {}", p.display()),
-        (_, Some(a)) => a.display().to_string(),
-        _ => String::new(),
-    };
     let m = &c.before.matrix;
     writeln!(
         out,
@@ -297,7 +326,7 @@ fn write_comparison(
         m.ncols,
         m.nnz
     )?;
-    writeln!(out, "after:  {second}")?;
+    writeln!(out, "after:  {}", second(args))?;
     write_header(out, config, &c.before)?;
     let prefetch = |r: &BenchReport| {
         let best = r.kernels.iter().find(|k| k.kernel == r.best_kernel);

@@ -1,11 +1,12 @@
 //! `spmv-reorder evaluate DIR`: every matrix of a folder through every ordering, one table.
 
-use super::{memory, messages, values};
+use super::{memory, messages, usage_error, values};
 use anyhow::{bail, Context};
 use spmv_reorder::evaluate::evaluate::{
-    evaluate_matrix, markdown_table, matrix_files, summarize, summary_table, Candidate,
-    EvaluateOptions, MatrixEvaluation,
+    evaluate_matrix, largest_threads, markdown_table, matrix_files, summarize, summary_table,
+    Candidate, EvaluateOptions, MatrixEvaluation,
 };
+use spmv_reorder::evaluate::EvaluateError;
 use spmv_reorder::mtx::{self, OutputPlan, ReadOptions};
 use spmv_reorder::plot::{bar_chart_svg, BarChartOptions};
 use spmv_reorder::reorder::{Reorderer, SamplerChoice};
@@ -21,7 +22,7 @@ pub struct EvaluateArgs {
     /// Shuffle each square matrix with a random symmetric permutation first (seed, default 1).
     #[arg(long, value_name = "SEED", num_args = 0..=1, default_missing_value = "1")]
     shuffle: Option<u64>,
-    /// Thread counts to time SpMV with.
+    /// Thread counts to time SpMV with, each once.
     #[arg(
         long,
         value_delimiter = ',',
@@ -44,7 +45,7 @@ pub struct EvaluateArgs {
     /// (even row splits, `splits=0` for none: see `--row-split-threads`), `length-cost=W` (see
     /// `--length-change-cost`). E.g.
     /// `--ordering rcm --ordering 'tsp start=rcm'`. The identity (the baseline) is always
-    /// included.
+    /// included; an ordering may not be given twice.
     #[arg(long = "ordering", value_name = "SPEC")]
     orderings: Vec<String>,
     /// Only matrices whose file name contains this text.
@@ -74,13 +75,24 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
         let candidates = args
             .orderings
             .iter()
-            .map(|o| Candidate::parse(o, &base))
+            .map(|o| {
+                Candidate::parse(o, &base)
+                    .map_err(|e| usage_error("evaluate", format!("--ordering `{o}`: {e}")))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         EvaluateOptions::with_candidates(candidates)
     };
     opts.shuffle = args.shuffle;
     opts.threads = args.threads.clone();
     opts.reps = args.reps;
+    opts.check().map_err(|e| {
+        let hint = match e {
+            EvaluateError::RepeatedOrdering { .. } => ": give each --ordering once",
+            EvaluateError::RepeatedThreads { .. } => ": give each count of --threads once",
+            _ => "",
+        };
+        usage_error("evaluate", format!("{e}{hint}"))
+    })?;
     let files = chosen_files(&args)?;
     output_plan(&args, &files)?;
     let mut evals = Vec::with_capacity(files.len());
@@ -223,7 +235,8 @@ fn chart(evals: &[MatrixEvaluation], path: &std::path::Path) -> anyhow::Result<(
                     e.results
                         .iter()
                         .find(|r| &r.label == l)
-                        .and_then(|r| r.speedup.last().copied())
+                        .zip(largest_threads(&e.threads))
+                        .and_then(|(r, k)| r.speedup.get(k).copied())
                         .unwrap_or(0.0)
                 })
                 .collect();
@@ -232,8 +245,7 @@ fn chart(evals: &[MatrixEvaluation], path: &std::path::Path) -> anyhow::Result<(
         .collect();
     let threads = evals
         .first()
-        .and_then(|e| e.threads.last())
-        .copied()
+        .and_then(|e| Some(e.threads[largest_threads(&e.threads)?]))
         .unwrap_or(1);
     let opts = BarChartOptions {
         width_px: 1400,

@@ -84,6 +84,19 @@ pub(crate) fn on_threads<R: Send>(
     Ok(pool.install(job))
 }
 
+/// A bad command line found after parsing (an option's value that clashes with another, or that
+/// needs what the run loads): clap's error for `subcommand`, which `main` prints and ends with
+/// exit status 2, as for the errors clap finds itself.
+pub(crate) fn usage_error(subcommand: &str, message: impl std::fmt::Display) -> anyhow::Error {
+    use clap::CommandFactory;
+    let mut cli = Cli::command();
+    cli.build();
+    let command = cli
+        .find_subcommand_mut(subcommand)
+        .expect("the name of a subcommand");
+    anyhow::Error::new(command.error(clap::error::ErrorKind::ValueValidation, message))
+}
+
 /// The message for `spmv-reorder reorder FILE ...`, which reads as a subcommand that does not
 /// exist (reordering is the plain form), when no file named `reorder` is there to be read.
 pub fn misplaced_subcommand(args: impl Iterator<Item = std::ffi::OsString>) -> Option<String> {

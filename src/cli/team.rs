@@ -12,10 +12,10 @@ pub struct TeamArgs {
     pub threads: Option<usize>,
     /// Pinning: none, compact, scatter, or a CPU list (`0-2-1-3` or `0,2,1,3`).
     #[arg(long, value_name = "POLICY", default_value = "scatter")]
-    pub pin: String,
+    pub pin: Pinning,
     /// Memory placement: first-touch, master, interleave or node:N.
     #[arg(long, value_name = "MODE", default_value = "first-touch")]
-    pub place: String,
+    pub place: Placement,
 }
 
 /// The validated team options on this machine's topology.
@@ -31,11 +31,10 @@ pub struct Team {
 }
 
 impl TeamArgs {
-    /// Parses the options against this machine's topology.
+    /// The options on this machine's topology.
     pub fn resolve(&self) -> anyhow::Result<Team> {
         let topology = Topology::this_system()?;
-        let pinning: Pinning = self.pin.parse()?;
-        let placement: Placement = self.place.parse()?;
+        let (pinning, placement) = (self.pin.clone(), self.place.clone());
         let threads = default_threads(self.threads, &pinning, &topology);
         Ok(Team {
             topology,

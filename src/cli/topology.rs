@@ -1,6 +1,7 @@
 //! `spmv-reorder topology`: the machine (or an hwloc XML file) as hwloc sees it, and optionally
 //! the CPUs a pinning policy would give each thread.
 
+use super::{usage_error, values};
 use anyhow::Context;
 use spmv_reorder_spmv::{Pinning, Topology};
 use std::io::Write;
@@ -18,9 +19,10 @@ pub struct TopologyArgs {
     /// Also show where a pinning policy puts each thread: none, compact, scatter or a CPU list
     /// (`0-2-1-3` or `0,2,1,3`).
     #[arg(long, value_name = "POLICY")]
-    pin: Option<String>,
-    /// Threads for `--pin` (default: every PU, or the length of a CPU list).
-    #[arg(long, value_name = "T", requires = "pin", value_parser = super::values::threads)]
+    pin: Option<Pinning>,
+    /// Threads for `--pin`, at most the PUs of the topology shown (default: every PU, or the
+    /// length of a CPU list).
+    #[arg(long, value_name = "T", requires = "pin", value_parser = values::any_threads)]
     threads: Option<usize>,
 }
 
@@ -30,9 +32,21 @@ pub fn run(args: TopologyArgs) -> anyhow::Result<()> {
         Some(path) => Topology::from_xml_file(path)?,
         None => Topology::this_system()?,
     };
+    if let Some(threads) = args.threads {
+        // The CPUs of the topology shown: those of the file, or those this process may use.
+        let (max, cpus) = match &args.xml {
+            Some(path) => (topology.pus.len(), format!("the PUs of {}", path.display())),
+            None => (
+                values::max_threads(),
+                "the CPUs this process may use".into(),
+            ),
+        };
+        values::check_threads(threads, max, &cpus)
+            .map_err(|e| usage_error("topology", format!("--threads {threads}: {e}")))?;
+    }
     let assignment = match &args.pin {
-        Some(spec) => {
-            let pinning: Pinning = spec.parse()?;
+        Some(pinning) => {
+            let pinning = pinning.clone();
             let threads = super::team::default_threads(args.threads, &pinning, &topology);
             let cpus = pinning
                 .cpus_for(&topology, threads)

@@ -14,12 +14,25 @@ pub fn max_threads() -> usize {
 
 /// A thread count: from 1 to [`max_threads`].
 pub fn threads(text: &str) -> Result<usize, String> {
-    let max = max_threads();
+    // Text that is no count is refused with the same message as 0.
+    let threads = text.trim().parse::<usize>().unwrap_or(0);
+    check_threads(threads, max_threads(), "the CPUs this process may use")
+}
+
+/// A thread count of 1 or more, for a machine known only once the command runs (an hwloc XML
+/// file), whose CPUs then bound it ([`check_threads`]).
+pub fn any_threads(text: &str) -> Result<usize, String> {
     match text.trim().parse::<usize>() {
-        Ok(t) if (1..=max).contains(&t) => Ok(t),
-        _ => Err(format!(
-            "expected a thread count from 1 to {max} (the CPUs this process may use)"
-        )),
+        Ok(t) if t >= 1 => Ok(t),
+        _ => Err("expected a thread count of 1 or more".to_string()),
+    }
+}
+
+/// `threads` when from 1 to `max`, the CPUs that `cpus` names; else the message that says so.
+pub fn check_threads(threads: usize, max: usize, cpus: &str) -> Result<usize, String> {
+    match threads {
+        t if (1..=max).contains(&t) => Ok(t),
+        _ => Err(format!("expected a thread count from 1 to {max} ({cpus})")),
     }
 }
 
@@ -58,6 +71,11 @@ mod tests {
             let e = threads(bad).unwrap_err();
             assert!(e.contains(&format!("1 to {}", max_threads())), "{e}");
         }
+        assert_eq!(any_threads("100000"), Ok(100_000));
+        assert!(any_threads("0").is_err() && any_threads("x").is_err());
+        assert_eq!(check_threads(4, 4, "the PUs of t.xml"), Ok(4));
+        let e = check_threads(5, 4, "the PUs of t.xml").unwrap_err();
+        assert!(e.contains("from 1 to 4 (the PUs of t.xml)"), "{e}");
         assert_eq!(seconds("0.5"), Ok(0.5));
         for bad in ["0", "-1", "1e300", "inf", "NaN", "x"] {
             assert!(seconds(bad).unwrap_err().contains("31536000"), "{bad}");

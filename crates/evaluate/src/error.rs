@@ -19,6 +19,21 @@ pub enum EvaluateError {
     /// A matrix or permutation operation failed.
     #[error(transparent)]
     Sparse(#[from] spmv_reorder_sparse::SparseError),
+    /// No thread count to time SpMV with.
+    #[error("no thread count to time SpMV with")]
+    NoThreads,
+    /// A thread count given twice (each figure is given once per thread count).
+    #[error("the thread count {threads} is given twice")]
+    RepeatedThreads {
+        /// The repeated count.
+        threads: usize,
+    },
+    /// An ordering given twice (the tables find an ordering by its label).
+    #[error("the ordering `{label}` is given twice")]
+    RepeatedOrdering {
+        /// The label of the repeated ordering.
+        label: String,
+    },
     /// A file or directory could not be read.
     #[error("cannot read {}", path.display())]
     Io {

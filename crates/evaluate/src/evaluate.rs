@@ -15,6 +15,8 @@ use spmv_reorder_spmv::Kernel;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+pub use crate::summary::{markdown_table, summarize, summary_table, EvaluationSummary};
+
 /// One ordering to evaluate: a label and the configuration that produces it.
 #[derive(Debug, Clone)]
 pub struct Candidate {
@@ -103,12 +105,12 @@ fn parse_kicks(text: &str) -> Result<Option<u64>, ReorderError> {
 pub struct EvaluateOptions {
     /// Shuffle each square matrix with a random symmetric permutation of this seed first.
     pub shuffle: Option<u64>,
-    /// Thread counts to time SpMV with.
+    /// Thread counts to time SpMV with (at least one, each once).
     pub threads: Vec<usize>,
     /// Timed samples per matrix and thread count.
     pub reps: usize,
-    /// The orderings, in column order; the first must be the identity (the baseline) and one
-    /// labelled `rcm` gives the speedup over RCM.
+    /// The orderings, in column order, each label once; the first must be the identity (the
+    /// baseline) and one labelled `rcm` gives the speedup over RCM.
     pub candidates: Vec<Candidate>,
 }
 
@@ -165,6 +167,46 @@ impl EvaluateOptions {
             candidates,
         }
     }
+
+    /// Checks that the options can be evaluated: at least one thread count, and neither a thread
+    /// count nor an ordering's label twice (the tables find an ordering by its label, and each
+    /// figure is given per thread count).
+    ///
+    /// # Errors
+    /// [`EvaluateError::NoThreads`], [`EvaluateError::RepeatedThreads`] or
+    /// [`EvaluateError::RepeatedOrdering`] for the first repeated value.
+    pub fn check(&self) -> Result<(), EvaluateError> {
+        if self.threads.is_empty() {
+            return Err(EvaluateError::NoThreads);
+        }
+        if let Some(&threads) = first_repeated(&self.threads) {
+            return Err(EvaluateError::RepeatedThreads { threads });
+        }
+        let labels: Vec<&str> = self.candidates.iter().map(|c| c.label.as_str()).collect();
+        match first_repeated(&labels) {
+            Some(label) => Err(EvaluateError::RepeatedOrdering {
+                label: label.to_string(),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The first value of `values` that an earlier one equals.
+fn first_repeated<T: PartialEq>(values: &[T]) -> Option<&T> {
+    values
+        .iter()
+        .enumerate()
+        .find(|(i, v)| values[..*i].contains(v))
+        .map(|(_, v)| v)
+}
+
+/// The position of the largest of `threads` (the first of equal ones), `None` for none: the
+/// figures given at one thread count (the break-even, the reordering cost in products, the
+/// per-matrix speedup over RCM, `spmv-reorder evaluate --chart`) take the largest.
+pub fn largest_threads(threads: &[usize]) -> Option<usize> {
+    let max = threads.iter().max()?;
+    threads.iter().position(|t| t == max)
 }
 
 /// The figures of one ordering of one matrix.
@@ -219,13 +261,14 @@ pub struct MatrixEvaluation {
 /// ([`Reorderer::symmetric_pattern`]); the orderings' times are then those of the main job.
 ///
 /// # Errors
-/// The errors of the reorderings and of the benchmark.
+/// The errors of [`EvaluateOptions::check`], of the reorderings and of the benchmark.
 pub fn evaluate_matrix(
     name: &str,
     a: &CsrMatrix<f64>,
     known_symmetric: bool,
     opts: &EvaluateOptions,
 ) -> Result<MatrixEvaluation, EvaluateError> {
+    opts.check()?;
     let (a, shuffled) = match opts.shuffle {
         Some(seed) if a.nrows() == a.ncols() => {
             (spmv_reorder_gen::shuffle_symmetric(a, seed)?.0, true)
@@ -266,13 +309,13 @@ pub fn evaluate_matrix(
         .iter()
         .position(|p| p.0 == "rcm")
         .map(|i| medians[i].clone());
-    let last = opts.threads.len() - 1;
+    let largest = largest_threads(&opts.threads).expect("checked: at least one thread count");
     let results = partial
         .into_iter()
         .zip(medians)
         .map(|((label, report, seconds), med)| {
             let ratio = |den: &[f64]| den.iter().zip(&med).map(|(b, m)| b / m).collect::<Vec<_>>();
-            let gain = base[last] - med[last];
+            let gain = base[largest] - med[largest];
             OrderingResult {
                 label,
                 d: report.d_after,
@@ -281,7 +324,7 @@ pub fn evaluate_matrix(
                 gflops: med.iter().map(|t| flops / t / 1e9).collect(),
                 speedup: ratio(&base),
                 speedup_over_rcm: rcm.as_deref().map(ratio),
-                reorder_spmv_equivalents: seconds / base[last],
+                reorder_spmv_equivalents: seconds / base[largest],
                 break_even_iterations: (gain > 0.0).then(|| seconds / gain),
                 sampled_fraction: report.coverage.map(|c| c.sampled_fraction),
                 median_s: med,
@@ -319,240 +362,15 @@ pub fn matrix_files(dir: &Path) -> Result<Vec<PathBuf>, EvaluateError> {
     Ok(files)
 }
 
-/// The headline figures over a set of evaluated matrices.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct EvaluationSummary {
-    /// Matrices evaluated.
-    pub matrices: usize,
-    /// Share of matrices where full-information TSP has a lower `D` than RCM and than Gorder.
-    pub tsp_beats_rcm_and_gorder_on_d: f64,
-    /// Geometric mean over matrices of `t(rcm) / t(auto)` (the default), per thread count.
-    pub geomean_speedup_default_over_rcm: Vec<f64>,
-    /// Geometric mean over matrices of `t(original) / t(auto)`, per thread count.
-    pub geomean_speedup_default_over_original: Vec<f64>,
-    /// Per thread count, the share of matrices where the SpMV after the default on a 2% random
-    /// sample is at most 5% slower than after it with full information (`t(auto) /
-    /// t(auto random:0.02) >= 0.95`): the thesis's measure (section 4.3, figure 4.4: sampled
-    /// performance normalised to the full-information reordering).
-    pub sampled_within_5_percent: Vec<f64>,
-    /// Per thread count, the geometric mean of `t(auto) / t(auto random:0.02)` (1: as fast as
-    /// full information).
-    pub geomean_sampled_speed_ratio: Vec<f64>,
-    /// Geometric mean of `D(auto random:0.02) / D(auto)`.
-    pub geomean_sampled_d_ratio: f64,
-    /// Median reordering time in SpMV-equivalents, per label.
-    pub median_reorder_spmv_equivalents: Vec<(String, f64)>,
-}
-
 /// The label of the default ordering in [`EvaluateOptions::standard`].
 pub const DEFAULT_LABEL: &str = "auto";
 /// The label of the default ordering on a 2% random sample.
 pub const SAMPLED_LABEL: &str = "auto random:0.02";
 
-/// Summarises evaluations made with [`EvaluateOptions::standard`] labels ([`DEFAULT_LABEL`],
-/// `tsp`, `rcm`, `gorder`, [`SAMPLED_LABEL`]); a missing label gives NaN for its figures.
-pub fn summarize(evals: &[MatrixEvaluation]) -> EvaluationSummary {
-    let find =
-        |e: &MatrixEvaluation, label: &str| e.results.iter().find(|r| r.label == label).cloned();
-    let n = evals.len();
-    let share = |pred: &dyn Fn(&MatrixEvaluation) -> bool| {
-        evals.iter().filter(|e| pred(e)).count() as f64 / n.max(1) as f64
-    };
-    let beats = share(
-        &|e| match (find(e, "tsp"), find(e, "rcm"), find(e, "gorder")) {
-            (Some(t), Some(r), Some(g)) => t.d < r.d && t.d < g.d,
-            _ => false,
-        },
-    );
-    let threads = evals.first().map_or(0, |e| e.threads.len());
-    let geomean_ratio = |num: &str, den: &str, k: usize| {
-        geomean(
-            evals
-                .iter()
-                .filter_map(|e| Some(find(e, num)?.median_s[k] / find(e, den)?.median_s[k])),
-        )
-    };
-    let d_ratio = |e: &MatrixEvaluation| -> Option<f64> {
-        let (s, f) = (find(e, SAMPLED_LABEL)?, find(e, DEFAULT_LABEL)?);
-        Some(s.d as f64 / (f.d as f64).max(1.0))
-    };
-    let speed_ratio = |e: &MatrixEvaluation, k: usize| -> Option<f64> {
-        let (s, f) = (find(e, SAMPLED_LABEL)?, find(e, DEFAULT_LABEL)?);
-        Some(f.median_s[k] / s.median_s[k])
-    };
-    let labels: Vec<String> = evals.first().map_or(Vec::new(), |e| {
-        e.results.iter().map(|r| r.label.clone()).collect()
-    });
-    EvaluationSummary {
-        matrices: n,
-        tsp_beats_rcm_and_gorder_on_d: beats,
-        geomean_speedup_default_over_rcm: (0..threads)
-            .map(|k| geomean_ratio("rcm", DEFAULT_LABEL, k))
-            .collect(),
-        geomean_speedup_default_over_original: (0..threads)
-            .map(|k| geomean_ratio("identity", DEFAULT_LABEL, k))
-            .collect(),
-        sampled_within_5_percent: (0..threads)
-            .map(|k| share(&|e| speed_ratio(e, k).is_some_and(|r| r >= 0.95)))
-            .collect(),
-        geomean_sampled_speed_ratio: (0..threads)
-            .map(|k| geomean(evals.iter().filter_map(|e| speed_ratio(e, k))))
-            .collect(),
-        geomean_sampled_d_ratio: geomean(evals.iter().filter_map(d_ratio)),
-        median_reorder_spmv_equivalents: labels
-            .iter()
-            .map(|l| {
-                let costs = evals
-                    .iter()
-                    .filter_map(|e| Some(find(e, l)?.reorder_spmv_equivalents));
-                (l.clone(), median(costs.collect()))
-            })
-            .collect(),
-    }
-}
-
-/// The median: the middle value, or the mean of the two middle ones for an even count (as
-/// `scripts/eval_summary.py` and Python's `statistics.median` take it); NaN for no value.
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    match n {
-        0 => f64::NAN,
-        _ if n % 2 == 1 => values[n / 2],
-        _ => (values[n / 2 - 1] + values[n / 2]) / 2.0,
-    }
-}
-
-fn geomean(values: impl Iterator<Item = f64>) -> f64 {
-    let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v.ln(), n + 1));
-    if n == 0 {
-        f64::NAN
-    } else {
-        (sum / n as f64).exp()
-    }
-}
-
-/// The evaluation as a Markdown table: one row per matrix and ordering.
-pub fn markdown_table(evals: &[MatrixEvaluation]) -> String {
-    let Some(first) = evals.first() else {
-        return String::from("(no matrices)\n");
-    };
-    let t: Vec<String> = first.threads.iter().map(|t| t.to_string()).collect();
-    let mut s = String::from("| matrix | ordering | D_w (w=1) | ");
-    for k in &t {
-        s += &format!("GFLOP/s {k}t | ");
-    }
-    for k in &t {
-        s += &format!("speedup {k}t | ");
-    }
-    s += "vs RCM | reorder (SpMVs) | break-even |\n|---|---|---:|";
-    s += &"---:|".repeat(2 * t.len() + 3);
-    s.push('\n');
-    for e in evals {
-        for r in &e.results {
-            s += &format!("| {} | {} | {} | ", e.name, r.label, r.d);
-            for g in &r.gflops {
-                s += &format!("{g:.2} | ");
-            }
-            for x in &r.speedup {
-                s += &format!("{x:.2} | ");
-            }
-            let vs_rcm = r
-                .speedup_over_rcm
-                .as_ref()
-                .and_then(|v| v.last())
-                .map_or("-".into(), |x| format!("{x:.2}"));
-            let be = r
-                .break_even_iterations
-                .map_or("-".into(), |b| format!("{b:.0}"));
-            s += &format!("{vs_rcm} | {:.0} | {be} |\n", r.reorder_spmv_equivalents);
-        }
-    }
-    s
-}
-
-/// One row per ordering, geometric means over `evals`: `D` over the input's, the speedup over
-/// the input and over RCM per thread count, on how many matrices a `tsp` ordering has a lower
-/// `D` than RCM and Gorder (RCM alone when Gorder was not evaluated), and the median reordering
-/// cost in SpMV-equivalents. A Markdown table, as `spmv-reorder evaluate` prints it.
-pub fn summary_table(evals: &[MatrixEvaluation]) -> String {
-    let Some(first) = evals.first() else {
-        return String::from("(no matrices)\n");
-    };
-    let mut s = String::from("| ordering | D / D(input) | ");
-    for t in &first.threads {
-        s += &format!("speedup {t}t | ");
-    }
-    for t in &first.threads {
-        s += &format!("vs RCM {t}t | ");
-    }
-    s += "D below RCM and Gorder | median cost (SpMVs) |\n|---|---:|";
-    s += &"---:|".repeat(2 * first.threads.len() + 2);
-    s.push('\n');
-    for r in first.results.iter().skip(1) {
-        s += &summary_row(evals, &r.label);
-    }
-    s
-}
-
-/// The row of [`summary_table`] for the ordering `label`.
-fn summary_row(evals: &[MatrixEvaluation], label: &str) -> String {
-    let find = |e: &'_ MatrixEvaluation, l: &str| e.results.iter().find(|r| r.label == l).cloned();
-    let rows: Vec<(OrderingResult, u64, Option<u64>)> = evals
-        .iter()
-        .filter_map(|e| {
-            let input_d = e.results.first()?.d.max(1);
-            let peers = [find(e, "rcm"), find(e, "gorder")];
-            let best_peer = peers.iter().flatten().map(|p| p.d).min();
-            Some((find(e, label)?, input_d, best_peer))
-        })
-        .collect();
-    let mut s = format!(
-        "| {label} | {:.3} | ",
-        geomean(
-            rows.iter()
-                .map(|(r, input, _)| r.d.max(1) as f64 / *input as f64)
-        )
-    );
-    let threads = evals[0].threads.len();
-    for t in 0..threads {
-        s += &format!("{:.3} | ", geomean(rows.iter().map(|(r, ..)| r.speedup[t])));
-    }
-    for t in 0..threads {
-        let over_rcm = rows
-            .iter()
-            .filter_map(|(r, ..)| r.speedup_over_rcm.as_ref().map(|v| v[t]));
-        s += &format!("{:.3} | ", geomean(over_rcm));
-    }
-    let below = match label.starts_with("tsp") {
-        true => {
-            let n = rows
-                .iter()
-                .filter(|(r, _, peer)| peer.is_some_and(|p| r.d < p));
-            format!("{} / {}", n.count(), rows.len())
-        }
-        false => String::new(),
-    };
-    let cost = median(
-        rows.iter()
-            .map(|(r, ..)| r.reorder_spmv_equivalents)
-            .collect(),
-    );
-    s + &format!("{below} | {cost:.0} |\n")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use spmv_reorder_gen::poisson2d;
-
-    #[test]
-    fn median_takes_the_two_middle_values_of_an_even_count() {
-        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), 2.5);
-        assert_eq!(median(vec![7.0]), 7.0);
-        assert!(median(Vec::new()).is_nan());
-    }
 
     #[test]
     fn candidates_parse_from_their_spelling() {
@@ -606,6 +424,28 @@ mod tests {
                 "tsp random:0.02 start=given window=var check=off"
             ]
         );
+    }
+
+    #[test]
+    fn options_with_a_repeated_ordering_or_thread_count_are_refused() {
+        let base = Reorderer::new();
+        let rcm = || Candidate::parse("rcm", &base).unwrap();
+        let mut opts = EvaluateOptions::with_candidates(vec![rcm()]);
+        assert!(opts.check().is_ok());
+        opts.threads = vec![2, 1, 2];
+        assert!(matches!(
+            opts.check(),
+            Err(EvaluateError::RepeatedThreads { threads: 2 })
+        ));
+        opts.threads.clear();
+        assert!(matches!(opts.check(), Err(EvaluateError::NoThreads)));
+        // Spelt apart, parsed alike.
+        let spaced = Candidate::parse(" rcm  ", &base).unwrap();
+        opts = EvaluateOptions::with_candidates(vec![rcm(), spaced]);
+        let e = evaluate_matrix("grid", &poisson2d(3, 3).unwrap(), true, &opts).unwrap_err();
+        assert_eq!(e.to_string(), "the ordering `rcm` is given twice");
+        assert_eq!(largest_threads(&[2, 4, 1]), Some(1));
+        assert_eq!(largest_threads(&[]), None);
     }
 
     #[test]

@@ -41,6 +41,7 @@
 mod error;
 pub mod evaluate;
 pub mod info;
+mod summary;
 
 pub use error::EvaluateError;
 pub use info::MatrixInfo;
