@@ -786,3 +786,13 @@ fn the_path_over_cache_windows_names_its_start_the_parts() {
         "{why}"
     );
 }
+
+#[test]
+fn command_lines_found_wrong_after_parsing_exit_with_2() {
+    use crate::common::assert_usage_error;
+    let dir = temp_dir();
+    assert_usage_error(&["-o", "x.mtx"], dir.path(), "no input matrix");
+    let args = ["apply", "-", "--perm", "-", "-o", "x.mtx"];
+    assert_usage_error(&args, dir.path(), "standard input (-) can feed only one");
+    assert!(!dir.path().join("x.mtx").exists());
+}

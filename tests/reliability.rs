@@ -72,7 +72,10 @@ fn no_subcommand_writes_over_an_input_however_it_is_spelt() {
     );
     let layout = layout.to_str().unwrap();
     // A report on standard output appended to the file it describes.
-    for args in [vec!["info", "in.mtx"]] {
+    for args in [
+        vec!["info", "in.mtx"],
+        vec!["bench", "in.mtx", "--reps", "1", "--stream-mb", "0"],
+    ] {
         let before = std::fs::read(d.join("in.mtx")).unwrap();
         let append = std::fs::OpenOptions::new()
             .append(true)

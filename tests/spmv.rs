@@ -364,7 +364,8 @@ fn bench_reads_a_zero_based_permutation_with_perm_base_0() {
     args.extend(QUICK);
     let (ok, _, err) = run(&args, dir.path());
     assert!(
-        !ok && err.contains("permutation index 0 is outside 1..=132"),
+        !ok && err.contains("permutation index 0 is outside 1..=132")
+            && err.contains("a 0-based file needs --perm-base 0"),
         "{err}"
     );
     args.extend(["--perm-base", "0", "--json"]);

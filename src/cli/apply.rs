@@ -54,7 +54,10 @@ pub fn run(args: ApplyArgs) -> anyhow::Result<()> {
         .filter(|p| p.as_os_str() == "-")
         .count();
     if from_stdin > 1 {
-        anyhow::bail!("standard input (-) can feed only one of the matrix, --perm and --col-perm");
+        return Err(super::usage_error(
+            "apply",
+            "standard input (-) can feed only one of the matrix, --perm and --col-perm",
+        ));
     }
     let mut plan = OutputPlan::new();
     plan.input("input", &args.input).input("--perm", &args.perm);
@@ -123,7 +126,7 @@ pub fn run(args: ApplyArgs) -> anyhow::Result<()> {
 
 /// The permutation in `path` of `len` indices, in `format`; an index outside the format's range
 /// hints at the other base.
-fn read_perm(
+pub(super) fn read_perm(
     path: &Path,
     len: usize,
     format: PermutationFormat,

@@ -2,7 +2,7 @@
 //! triad measured in the same run, optionally before and after a reordering.
 
 use anyhow::Context;
-use spmv_reorder_mtx::{IndexBase, PermutationFormat};
+use spmv_reorder_mtx::{IndexBase, OutputPlan, PermutationFormat, ReadOptions};
 use spmv_reorder_sparse::CsrMatrix;
 use spmv_reorder_spmv::bench::{self, BenchConfig, BenchReport, Comparison};
 use spmv_reorder_spmv::stream::StreamConfig;
@@ -88,7 +88,11 @@ fn config(args: &BenchArgs) -> anyhow::Result<BenchConfig> {
 }
 
 fn read_matrix(path: &Path) -> anyhow::Result<CsrMatrix<f64>> {
-    let m = spmv_reorder_mtx::read_path(path, &Default::default())
+    let opts = ReadOptions {
+        footprint: Some(super::memory::KERNEL),
+        ..Default::default()
+    };
+    let m = spmv_reorder_mtx::read_path(path, &opts)
         .with_context(|| format!("reading {}", path.display()))?;
     super::memory::reserve_for(
         "benchmarking",
@@ -102,6 +106,15 @@ fn read_matrix(path: &Path) -> anyhow::Result<CsrMatrix<f64>> {
 
 /// Runs `spmv-reorder bench`.
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
+    // `bench m.mtx >> m.mtx` would append the figures to a matrix it reads.
+    let mut plan = OutputPlan::new();
+    plan.input("input", &args.file);
+    for (what, path) in [("--perm", &args.perm), ("--after", &args.after)] {
+        if let Some(p) = path {
+            plan.input(what, p);
+        }
+    }
+    plan.output("standard output", Path::new("-"))?;
     let config = config(&args)?;
     let before = read_matrix(&args.file)?;
     let after = match (&args.perm, &args.after) {
@@ -110,8 +123,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                 base: args.perm_base,
                 old_to_new: false,
             };
-            let p = spmv_reorder_mtx::read_permutation_as(perm_path, None, format)
-                .with_context(|| format!("reading permutation {}", perm_path.display()))?;
+            let p = super::apply::read_perm(perm_path, before.nrows(), format, "rows")?;
             let b = before.permute_symmetric(&p).with_context(|| {
                 format!(
                     "applying permutation {} to {}",

@@ -85,15 +85,18 @@ pub(crate) fn on_threads<R: Send>(
 }
 
 /// A bad command line found after parsing (an option's value that clashes with another, or that
-/// needs what the run loads): clap's error for `subcommand`, which `main` prints and ends with
-/// exit status 2, as for the errors clap finds itself.
+/// needs what the run loads): clap's error for `subcommand` (`""`: the reordering, which has
+/// none), which `main` prints and ends with exit status 2, as for the errors clap finds itself.
 pub(crate) fn usage_error(subcommand: &str, message: impl std::fmt::Display) -> anyhow::Error {
     use clap::CommandFactory;
     let mut cli = Cli::command();
     cli.build();
-    let command = cli
-        .find_subcommand_mut(subcommand)
-        .expect("the name of a subcommand");
+    let command = match subcommand {
+        "" => &mut cli,
+        name => cli
+            .find_subcommand_mut(name)
+            .expect("the name of a subcommand"),
+    };
     anyhow::Error::new(command.error(clap::error::ErrorKind::ValueValidation, message))
 }
 

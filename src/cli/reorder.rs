@@ -4,7 +4,7 @@
 use super::progress::{Progress, StageRecord, Unit};
 use super::summary::{BenchFigures, JobReport, MatrixShape, Summary};
 use super::values;
-use anyhow::{bail, Context};
+use anyhow::Context;
 use spmv_reorder::locality::CacheModel;
 use spmv_reorder::mtx::{
     self, IndexBase, MatrixMarket, OutputPlan, PermutationFormat, ReadOptions, WriteOptions,
@@ -251,9 +251,10 @@ fn length_runs_help() -> String {
 /// Runs the main job.
 pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
     let Some(input) = args.input.clone() else {
-        bail!(
-            "no input matrix: try `spmv-reorder INPUT.mtx -o OUTPUT.mtx`, or `spmv-reorder --help`"
-        );
+        return Err(super::usage_error(
+            "",
+            "no input matrix: try `spmv-reorder INPUT.mtx -o OUTPUT.mtx`, or `spmv-reorder --help`",
+        ));
     };
     let reorderer = reorderer(&args)?;
     let mut plan = output_plan(&args, &input)?;
