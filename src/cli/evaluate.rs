@@ -203,12 +203,15 @@ fn write_results(args: &EvaluateArgs, evals: &[MatrixEvaluation]) -> anyhow::Res
     } else {
         write!(out, "{tables}")?;
     }
+    // Both files or neither.
+    let staged = mtx::StagedOutputs::open();
     if let Some(path) = &args.markdown {
         mtx::write_atomically(path, |w| w.write_all(tables.as_bytes()))?;
     }
     if let Some(path) = &args.chart {
         chart(evals, path)?;
     }
+    staged.commit()?;
     Ok(())
 }
 
