@@ -296,7 +296,7 @@ fn bad_bench_input_is_a_clear_error_never_a_panic() {
         (vec!["--reps", "0"], "reps"),
         (
             vec!["--perm", short.to_str().unwrap()],
-            "expected length 132, found 3",
+            "short.perm:4: expected 132 indices, found 3",
         ),
         (vec!["--perm", repeated.to_str().unwrap()], "repeated.perm"),
         (
