@@ -796,3 +796,18 @@ fn command_lines_found_wrong_after_parsing_exit_with_2() {
     assert_usage_error(&args, dir.path(), "standard input (-) can feed only one");
     assert!(!dir.path().join("x.mtx").exists());
 }
+
+#[test]
+fn the_summary_escapes_control_characters_in_file_names() {
+    let dir = temp_dir();
+    let name = "a\u{1b}[31mb.mtx.gz";
+    std::fs::copy(matrix("bcsstk04.mtx.gz"), dir.path().join(name)).unwrap();
+    let (ok, stdout, err) = run(&[name, "-o", "o\u{1b}.mtx"], dir.path());
+    assert!(ok, "{err}");
+    assert!(!stdout.contains('\u{1b}'), "{stdout:?}");
+    assert!(
+        stdout.starts_with("a\\u{1b}[31mb.mtx.gz: 132 x 132"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("wrote     o\\u{1b}.mtx"), "{stdout}");
+}

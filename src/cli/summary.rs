@@ -1,5 +1,6 @@
 //! What the main job tells: the summary a user reads (at most six lines) and the `--report` JSON.
 
+use super::messages::printable;
 use super::progress::StageRecord;
 use spmv_reorder::locality::ModelledCost;
 use spmv_reorder::mtx::MatrixMarket;
@@ -36,7 +37,8 @@ impl Summary<'_> {
         writeln!(
             out,
             "{}: {} x {}, {} nonzeros ({} {})",
-            self.input.display(),
+            // Escaped as the error messages are: a file name may hold control characters.
+            printable(&self.input.display().to_string()),
             thousands(self.file.nrows() as u64),
             thousands(self.file.ncols() as u64),
             thousands(self.file.nnz() as u64),
@@ -58,7 +60,7 @@ impl Summary<'_> {
             .chain(self.other_files.iter().copied())
             .map(|p| match p == Path::new("-") {
                 true => "the reordered matrix to standard output".to_string(),
-                false => p.display().to_string(),
+                false => printable(&p.display().to_string()),
             })
             .collect();
         match written.is_empty() {
