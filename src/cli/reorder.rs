@@ -209,28 +209,32 @@ const DEFAULT_NEIGHBOURS: usize = 8;
 const DEFAULT_HUB_LIMIT: usize = 256;
 
 /// The options of the TSP path given (away from their defaults) with a method that computes no
-/// path, which they cannot change; and `--part-rows` away from `gp`.
+/// path, which they cannot change; `--no-cache-check` with a method that prices no order; and
+/// `--part-rows` away from `gp`.
 fn ignored_options(args: &ReorderArgs) -> Vec<&'static str> {
-    let tsp = args.method == Method::Tsp;
+    let path = args.method == Method::Tsp;
+    let priced = path || args.method == Method::Auto;
+    // (given away from its default, used by the method, name)
     [
-        (args.start.is_some(), "--start"),
-        (args.no_cache_check, "--no-cache-check"),
-        (args.time_limit != DEFAULT_TIME_LIMIT, "--time-limit"),
-        (args.kicks != 0, "--kicks"),
-        (args.neighbours != DEFAULT_NEIGHBOURS, "--neighbours"),
-        (args.hub_limit != DEFAULT_HUB_LIMIT, "--hub-limit"),
+        (args.start.is_some(), path, "--start"),
+        (args.no_cache_check, priced, "--no-cache-check"),
+        (args.time_limit != DEFAULT_TIME_LIMIT, path, "--time-limit"),
+        (args.kicks != 0, path, "--kicks"),
+        (args.neighbours != DEFAULT_NEIGHBOURS, path, "--neighbours"),
+        (args.hub_limit != DEFAULT_HUB_LIMIT, path, "--hub-limit"),
         (
             args.length_change_cost != DEFAULT_LENGTH_CHANGE_COST,
+            path,
             "--length-change-cost",
+        ),
+        (
+            args.part_rows as usize != DEFAULT_PART_ROWS,
+            args.method == Method::Gp,
+            "--part-rows",
         ),
     ]
     .into_iter()
-    .filter(|_| !tsp)
-    .chain([(
-        args.method != Method::Gp && args.part_rows as usize != DEFAULT_PART_ROWS,
-        "--part-rows",
-    )])
-    .filter_map(|(given, name)| given.then_some(name))
+    .filter_map(|(given, used, name)| (given && !used).then_some(name))
     .collect()
 }
 

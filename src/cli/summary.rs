@@ -109,10 +109,9 @@ impl Summary<'_> {
 fn order_returned(r: &ReorderReport) -> String {
     let side = r.rows.as_ref().or(r.cols.as_ref());
     let asked = r.requested == r.method;
+    let check = side.and_then(|s| s.cache_check.as_ref());
     // Within the tie margin the cache check keeps the lower D: "below" would not be true.
-    let tied = side
-        .and_then(|s| s.cache_check.as_ref())
-        .is_some_and(|c| c.tied);
+    let tied = check.is_some_and(|c| c.tied);
     let priced = |other: &str| match tied {
         true => format!(
             "priced within {}% of {other}, with the lower D",
@@ -131,6 +130,9 @@ fn order_returned(r: &ReorderReport) -> String {
         },
         Method::Rcm if asked => "RCM's order (reverse Cuthill-McKee)".into(),
         Method::Rcm if r.requested == Method::Tsp => "RCM's order (the TSP method's start)".into(),
+        Method::Rcm if check.is_none() => {
+            "RCM's order (reverse Cuthill-McKee), not priced (--no-cache-check)".into()
+        }
         Method::Rcm => format!(
             "RCM's order (reverse Cuthill-McKee), {}",
             priced("the order as read")
