@@ -118,7 +118,7 @@ pub struct ReorderArgs {
     /// order and the path refines it; greedy builds the path from candidate edges alone.
     #[arg(long, value_name = "START", hide_short_help = true)]
     start: Option<StartOrder>,
-    /// Return the TSP path as found, without the cache check.
+    /// Return the TSP path as found (the default method: RCM's order), without the cache check.
     #[arg(long = "no-cache-check", hide_short_help = true, long_help = no_cache_check_help())]
     no_cache_check: bool,
     /// Time budget of the TSP solve, in seconds, per side.
@@ -194,11 +194,12 @@ pub struct ReorderArgs {
 fn no_cache_check_help() -> String {
     let t = Tuning::default();
     format!(
-        "Return the TSP path as found, without the cache check.\n\nBy default a cache model \
-         (L1 32 KiB 8-way, L2 1 MiB 16-way, with the matrix streams) prices SpMV's x reads in the \
-         order as read, RCM's order and the path, and returns the path only when it is priced at \
-         least {}% below both others; otherwise the cheaper of the two, or the one with the lower \
-         D when they are priced within {}% of each other.",
+        "Return the TSP path as found (the default method: RCM's order), without the cache \
+         check.\n\nBy default a cache model (L1 32 KiB 8-way, L2 1 MiB 16-way, with the matrix \
+         streams) prices SpMV's x reads in the order as read, RCM's order and the path (the \
+         default method computes no path), and returns the path only when it is priced at least \
+         {}% below both others; otherwise the cheaper of the two, or the one with the lower D \
+         when they are priced within {}% of each other.",
         t.path_margin_percent, t.model_tie_percent
     )
 }
