@@ -6,12 +6,12 @@
 //! | module | crate | concern |
 //! |---|---|---|
 //! | [`sparse`] | `spmv-reorder-sparse` | `CsrMatrix`, `Permutation`, value fields |
-//! | [`mtx`] | `spmv-reorder-mtx` | Matrix Market and permutation files |
+//! | [`mtx`] | `spmv-reorder-mtx` | Matrix Market, scipy `.npz`, PETSc binary and permutation files |
 //! | [`gen`] | `spmv-reorder-gen` | Poisson grids, banded, geometric and R-MAT generators |
 //! | [`sampling`] | `spmv-reorder-sampling` | random sampling, DAST, memory-trace sources |
 //! | [`locality`] | `spmv-reorder-locality` | `D`, `D_w`, windows, the window graph |
 //! | [`tsp`] | `spmv-reorder-tsp` | Chained Lin-Kernighan for Hamiltonian paths |
-//! | [`peers`] | `spmv-reorder-peers` | RCM, Gorder, degree, random orderings |
+//! | [`peers`] | `spmv-reorder-peers` | RCM, Gorder, degree, random orderings; METIS partition and nested dissection |
 //! | [`spmv`] | `spmv-reorder-spmv` | parallel SpMV kernels, pinning, placement, STREAM, benchmarks |
 //! | [`plot`] | `spmv-reorder-plot` | spy plots and charts |
 //! | [`reorder`] | `spmv-reorder-reorder` | the pipeline (`Reorderer`), reports |

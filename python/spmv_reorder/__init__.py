@@ -81,9 +81,11 @@ class Reorderer:
     use the command line's spellings (``spmv-reorder --help``).
 
     Args:
-        method: ``tsp``, ``rcm``, ``gorder``, ``degree``, ``identity`` or ``random``.
+        method: ``auto`` (the default), ``tsp``, ``rcm``, ``gp``, ``nd``, ``gorder``,
+            ``degree``, ``identity`` or ``random``.
         sampler: ``all``, ``random:P``, ``dast-sim[:k=v,...]``, ``dast-perf`` or a trace.
-        window: ``1``, ``N``, ``var`` or ``latency[:avg|CYCLES][,zeros]`` (str or int).
+        window: ``1``, ``N``, ``var``, ``latency[:avg|CYCLES][,zeros]`` or ``cache[:BYTES]``
+            (str or int).
         permute: ``symmetric``, ``rows``, ``cols`` or ``both`` (default: symmetric for square
             matrices, rows otherwise).
         seed: seed of every random choice.
@@ -101,6 +103,7 @@ class Reorderer:
         length_change_cost: what the path pays for each change of row length.
         row_split_threads: spread the nonzeros evenly over the rows for kernels splitting rows
             evenly between up to N threads (0 = off; default 16 for ``auto``, off otherwise).
+        part_rows: rows per part of the METIS partition order (``gp``; default 256).
         symmetric_pattern: ``True`` vouches that the pattern of ``a`` equals its transpose's (a
             Laplacian, a matrix read from a file stored symmetric), so that RCM takes it as read
             instead of checking it, as the command line does for such a file: up to a quarter of
@@ -111,7 +114,8 @@ class Reorderer:
     def __init__(self, method=None, *, sampler=None, window=None, permute=None, seed=None,
                  threads=None, time_limit=None, neighbours=None, hub_limit=None, kicks=None,
                  start=None, cache_check=None, length_runs=None, length_change_cost=None,
-                 row_split_threads=None, symmetric_pattern=None, rcm_start=None):
+                 row_split_threads=None, symmetric_pattern=None, rcm_start=None,
+                 part_rows=None):
         switches = (("cache_check", cache_check), ("symmetric_pattern", symmetric_pattern))
         for name, switch in switches:
             if switch is not None and not isinstance(switch, bool):
@@ -138,6 +142,7 @@ class Reorderer:
             "length_change_cost": _convert.integer("length_change_cost", length_change_cost,
                                                    maximum=_U32),
             "row_split_threads": _convert.integer("row_split_threads", row_split_threads),
+            "part_rows": _convert.integer("part_rows", part_rows, minimum=1),
             "symmetric_pattern": symmetric_pattern,
         }
 
@@ -167,7 +172,15 @@ def reorder(a, method=None, sampler=None, window=None, seed=None, threads=None, 
     ``a[perm][:, perm]`` is the reordered matrix (``a[perm]`` for a rectangular one).
 
     Options are those of :class:`Reorderer`; ``None`` takes the library's default.
+
+    Raises:
+        ValueError: ``permute`` is ``"cols"`` or ``"both"``, whose column order one permutation
+            cannot give: use ``Reorderer(...).run(a)``, whose ``col_perm`` holds it.
     """
+    if options.get("permute") in ("cols", "both"):
+        raise ValueError(f"reorder returns one permutation, the rows'; with permute="
+                         f"{options['permute']!r} use Reorderer(...).run(a), whose .perm and "
+                         f".col_perm hold the two orders")
     return Reorderer(method, sampler=sampler, window=window, seed=seed, threads=threads,
                      time_limit=time_limit, **options).run(a).perm
 
@@ -204,6 +217,7 @@ def mmwrite(path, a, comment=None, field=None, symmetry=None, *, threads=None):
 
     Raises:
         ValueError: a field or symmetry the matrix does not have.
+        TypeError: a dtype no field holds exactly (long double) when ``field`` is not given.
         OSError: the file cannot be written.
     """
     csr = _convert.canonical_csr(a)
@@ -224,13 +238,14 @@ def spmv_bench(a, perm=None, *, threads=None, kernel=None, reps=None, warmup=Non
     ``before``, ``after``, the per-kernel speedups and the speedup with a permutation.
 
     Options take the command line's defaults when ``None``: ``threads`` (every core),
-    ``kernel`` (``all``), ``reps`` (20), ``warmup`` (3), ``stream_mb`` (80; 0 skips the triad),
-    ``stream_reps`` (10), ``pin`` (``scatter``), ``place`` (``first-touch``).
-    Complex values contribute their real part, as on the command line.
+    ``kernel`` (``all``), ``reps`` (20), ``warmup`` (3), ``stream_mb`` (80, at most 1000000;
+    0 skips the triad), ``stream_reps`` (10, at most 1000), ``pin`` (``scatter``), ``place``
+    (``first-touch``). Complex values contribute their real part, as on the command line.
 
     Raises:
         RuntimeError: this build has no benchmark, or this machine refuses the threads.
         ValueError: bad options, or a permutation of the wrong length.
+        MemoryError: the triad's arrays are more than this process can allocate.
     """
     if not _native.HAS_BENCH:
         raise RuntimeError("this build of spmv_reorder has no SpMV benchmark: it was built "

@@ -7,6 +7,7 @@ arrays again and raises ``ValueError`` for anything it cannot use.
 from __future__ import annotations
 
 import operator
+import os
 
 import numpy as np
 import scipy.sparse as sp
@@ -18,6 +19,10 @@ def canonical_csr(a, name="A"):
     Accepts any scipy sparse matrix or array, or a 2-D array-like (made sparse). The CSR input is
     returned as it is when already canonical; otherwise a copy is made.
     """
+    if a is None or isinstance(a, (str, bytes, os.PathLike)):
+        hint = ": read a file with spmv_reorder.mmread first" if a is not None else ""
+        raise TypeError(f"{name} must be a scipy sparse matrix or a numeric 2-D array, "
+                        f"not {type(a).__name__}{hint}")
     if sp.issparse(a):
         if len(a.shape) != 2:
             raise ValueError(f"{name} must be 2-D, got shape {a.shape}")
@@ -126,9 +131,15 @@ def values(csr, field):
 
 def field_of(dtype):
     """The Matrix Market field that holds ``dtype`` exactly."""
-    kind = np.dtype(dtype).kind
+    dtype = np.dtype(dtype)
+    kind = dtype.kind
     if kind in "biu":
         return "integer"
+    # A file's reals are doubles: a long double would lose its extra digits without a word.
+    if kind in "fc" and dtype.itemsize > (8 if kind == "f" else 16):
+        raise TypeError(f"a matrix of dtype {dtype} holds more than a double per number; pass "
+                        f"field='{'real' if kind == 'f' else 'complex'}' to write it rounded "
+                        f"to doubles")
     if kind == "f":
         return "real"
     if kind == "c":

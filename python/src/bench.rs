@@ -12,6 +12,10 @@ use spmv_reorder_spmv::bench::{self, BenchConfig};
 use spmv_reorder_spmv::stream::StreamConfig;
 use spmv_reorder_spmv::{Kernel, Pinning, Topology};
 
+/// The largest `stream_mb` and `stream_reps`, as `spmv-reorder bench` has them.
+const MAX_STREAM_MB: usize = 1_000_000;
+const MAX_STREAM_REPS: usize = 1000;
+
 /// The options of `spmv_reorder.spmv_bench`, each `None` for the command line's default.
 #[derive(Debug, FromPyObject)]
 #[pyo3(from_item_all)]
@@ -44,7 +48,19 @@ impl BenchOptions {
             None | Some("all") => Kernel::ALL.to_vec(),
             Some(k) => vec![k.parse::<Kernel>().map_err(spmv_error)?],
         };
+        // The command line's ranges: a product beyond them would wrap.
         let stream_mb = self.stream_mb.unwrap_or(80);
+        if stream_mb > MAX_STREAM_MB {
+            return Err(PyValueError::new_err(format!(
+                "stream_mb {stream_mb}: at most {MAX_STREAM_MB} (0 skips the triad)"
+            )));
+        }
+        let stream_reps = self.stream_reps.unwrap_or(StreamConfig::default().reps);
+        if !(1..=MAX_STREAM_REPS).contains(&stream_reps) {
+            return Err(PyValueError::new_err(format!(
+                "stream_reps {stream_reps}: expected 1 to {MAX_STREAM_REPS}"
+            )));
+        }
         Ok(BenchConfig {
             threads,
             pinning,
@@ -57,7 +73,7 @@ impl BenchOptions {
             reps: self.reps.unwrap_or(defaults.reps),
             stream: (stream_mb > 0).then(|| StreamConfig {
                 elements: stream_mb * 1_000_000 / 8,
-                reps: self.stream_reps.unwrap_or(StreamConfig::default().reps),
+                reps: stream_reps,
             }),
             reorder_seconds: self.reorder_seconds,
             ..defaults

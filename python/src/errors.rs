@@ -4,8 +4,8 @@
 //! CPU binding).
 
 use pyo3::exceptions::{
-    PyFileExistsError, PyFileNotFoundError, PyIsADirectoryError, PyOSError, PyPermissionError,
-    PyRuntimeError, PyValueError,
+    PyFileExistsError, PyFileNotFoundError, PyIsADirectoryError, PyMemoryError, PyOSError,
+    PyPermissionError, PyRuntimeError, PyValueError,
 };
 use pyo3::PyErr;
 use spmv_reorder_mtx::MtxError;
@@ -88,6 +88,7 @@ pub(crate) fn spmv_error(e: spmv_reorder_spmv::SpmvError) -> PyErr {
         | E::PinningIgnored { .. }
         | E::MemoryBindFailed { .. }
         | E::ThreadPool(_) => PyRuntimeError::new_err(text),
+        E::OutOfMemory { .. } => PyMemoryError::new_err(text),
         _ => PyValueError::new_err(text),
     }
 }

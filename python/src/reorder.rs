@@ -32,6 +32,7 @@ pub(crate) struct Options {
     cache_check: Option<bool>,
     length_change_cost: Option<u32>,
     row_split_threads: Option<usize>,
+    part_rows: Option<usize>,
     symmetric_pattern: Option<bool>,
     rcm_start: Option<String>,
 }
@@ -110,6 +111,9 @@ impl Options {
         }
         if self.row_split_threads.is_some() {
             r = r.row_split_threads(self.row_split_threads);
+        }
+        if let Some(rows) = self.part_rows {
+            r = r.part_rows(rows);
         }
         if let Some(known) = self.symmetric_pattern {
             r = r.symmetric_pattern(known);

@@ -61,3 +61,9 @@ def test_bad_benchmark_input(matrix):
         sr.spmv_bench(matrix, kernel="fastest", **QUICK)
     with pytest.raises(ValueError):
         sr.spmv_bench(matrix, **{**QUICK, "reps": 0})
+    # The triad's arrays: the command line's ranges, and no abort of the interpreter beyond them.
+    for stream_mb in (10**6 + 1, 2**62):
+        with pytest.raises(ValueError, match="stream_mb"):
+            sr.spmv_bench(matrix, **{**QUICK, "stream_mb": stream_mb})
+    with pytest.raises(ValueError, match="stream_reps"):
+        sr.spmv_bench(matrix, **{**QUICK, "stream_mb": 1, "stream_reps": 1001})

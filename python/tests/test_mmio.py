@@ -67,6 +67,17 @@ def test_round_trip_keeps_every_value(tmp_path, dtype, field, read_dtype):
     np.testing.assert_array_equal(scipy_mmread(path).toarray(), b.toarray())
 
 
+def test_long_double_is_not_rounded_without_being_asked(tmp_path):
+    a = sp.csr_array(np.array([[1.0, 0.0], [0.0, 2.0]], dtype=np.longdouble))
+    if a.dtype.itemsize <= 8:
+        pytest.skip("long double is a double on this platform")
+    with pytest.raises(TypeError, match="field='real'"):
+        sr.mmwrite(tmp_path / "l.mtx", a)
+    assert not (tmp_path / "l.mtx").exists()
+    sr.mmwrite(tmp_path / "l.mtx", a, field="real")
+    np.testing.assert_array_equal(sr.mmread(tmp_path / "l.mtx").toarray(), [[1.0, 0.0], [0.0, 2.0]])
+
+
 def test_pattern_gzip_and_symmetric_storage(tmp_path):
     a = random_matrix(np.float64, seed=3)
     s = a + a.T

@@ -199,6 +199,13 @@ def test_bad_matrices_raise():
         sr.reorder(np.ones(5))
     with pytest.raises(TypeError):
         sr.reorder(np.array([[object()]]))
+    for not_a_matrix, hint in (("matrix.mtx", "mmread"), (None, "NoneType")):
+        with pytest.raises(TypeError, match=hint):
+            sr.reorder(not_a_matrix)
+    # One permutation cannot hold a column order of its own.
+    for permute in ("cols", "both"):
+        with pytest.raises(ValueError, match="col_perm"):
+            sr.reorder(sp.csr_array(np.eye(3)), method="rcm", permute=permute)
     bad = sp.csr_array(np.eye(3))
     bad.indices[1] = -1
     with pytest.raises(ValueError, match="indices"):
@@ -269,3 +276,16 @@ def test_the_gil_is_released_while_ordering():
     during = [t for t in counts if start < t < end]
     # Holding the GIL, the counter could not run at all while the call lasted (over a second).
     assert end - start > 0.5 and len(during) > 10
+
+
+def test_part_rows_sets_the_parts_of_the_partition_order(shuffled, cli, tmp_path):
+    small = sr.reorder(shuffled, method="gp", part_rows=16)
+    assert not np.array_equal(small, sr.reorder(shuffled, method="gp"))
+    path = tmp_path / "a.mtx"
+    sr.mmwrite(path, shuffled)
+    perm_file = tmp_path / "p.txt"
+    subprocess.run([cli, str(path), "--method", "gp", "--part-rows", "16", "--perm-out",
+                    str(perm_file), "--perm-base", "0", "--quiet"], check=True)
+    np.testing.assert_array_equal(small, np.loadtxt(perm_file, comments="%", dtype=np.int64))
+    with pytest.raises(ValueError):
+        sr.reorder(shuffled, method="gp", part_rows=0)

@@ -61,8 +61,12 @@ pub(crate) fn check<T: MtxValue>(a: &CsrMatrix<T>, symmetry: Symmetry) -> Result
     }
     let mirror = mirror::<T>(symmetry);
     let skew = symmetry == Symmetry::SkewSymmetric;
+    // A skew entry the reader could not mirror back (the most negative integer, whose negation
+    // wraps to itself) is not skew-symmetric, whatever the wrapped value says.
     let mirrored = |i: usize, j: usize, a_ij: T, a_ji: T| {
-        a_ij.same(mirror(a_ji)) && (i != j || !skew || skew_diagonal_ok(a_ij))
+        a_ij.same(mirror(a_ji))
+            && (!skew || a_ji.has_negation())
+            && (i != j || !skew || skew_diagonal_ok(a_ij))
     };
     match a.first_unmirrored(mirrored) {
         Some((row, col)) => Err(MtxError::NotSymmetric {
@@ -163,6 +167,10 @@ mod tests {
         let integer = m(2, vec![(0, 1, 7i64), (1, 0, -7)]);
         assert!(check(&integer, Symmetry::SkewSymmetric).is_ok());
         assert!(check(&integer, Symmetry::Symmetric).is_err());
+        // -i64::MIN does not exist: its wrapped negation must not pass for a mirror, since the
+        // reader would refuse the file.
+        let most_negative = m(2, vec![(0, 1, i64::MIN), (1, 0, i64::MIN)]);
+        assert!(check(&most_negative, Symmetry::SkewSymmetric).is_err());
     }
 
     #[test]

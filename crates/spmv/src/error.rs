@@ -112,6 +112,17 @@ pub enum SpmvError {
         /// The size given.
         found: usize,
     },
+    /// Arrays that this process cannot allocate (checked before any is filled).
+    #[error(
+        "{what} would need {} GiB of memory, more than this process can allocate",
+        format!("{:.1}", *bytes as f64 / (1u64 << 30) as f64)
+    )]
+    OutOfMemory {
+        /// What was to be allocated.
+        what: &'static str,
+        /// How many bytes.
+        bytes: u64,
+    },
     /// A benchmark setting out of range (e.g. zero repetitions).
     #[error("invalid benchmark setting {name} = {value}: {reason}")]
     InvalidSetting {

@@ -109,6 +109,16 @@ impl TriadArrays {
         let n = config.elements;
         check_positive("stream elements", n)?;
         check_positive("stream reps", config.reps)?;
+        // Reserved (and given back) before any is filled: too large is an error, not an abort.
+        let fits = n
+            .checked_mul(3)
+            .is_some_and(|all| Vec::<f64>::new().try_reserve_exact(all).is_ok());
+        if !fits {
+            return Err(SpmvError::OutOfMemory {
+                what: "the STREAM triad's three arrays",
+                bytes: (n as u64).saturating_mul(3 * std::mem::size_of::<f64>() as u64),
+            });
+        }
         let blocks = par.threads();
         let offsets: Vec<usize> = (0..=blocks).map(|t| t * n / blocks).collect();
         let fill =
@@ -191,6 +201,18 @@ pub(crate) fn check_positive(name: &'static str, value: usize) -> Result<(), Spm
 mod tests {
     use super::*;
     use crate::{Pinning, ThreadTeam};
+
+    #[test]
+    fn arrays_beyond_memory_are_an_error_not_an_abort() {
+        let topology = Topology::this_system().unwrap();
+        let config = StreamConfig {
+            elements: usize::MAX / 4,
+            reps: 1,
+        };
+        let err = TriadArrays::new(&config, Par::Sequential, &Placement::FirstTouch, &topology)
+            .unwrap_err();
+        assert!(matches!(err, SpmvError::OutOfMemory { .. }), "{err}");
+    }
 
     #[test]
     fn triad_reports_a_plausible_bandwidth() {
