@@ -133,7 +133,7 @@ class Reorderer:
             "rcm_start": _convert.text("rcm_start", rcm_start),
             "length_runs": _convert.text("length_runs", length_runs),
             "seed": _convert.integer("seed", seed, maximum=_U64),
-            "threads": _convert.integer("threads", threads, minimum=1),
+            "threads": _convert.threads(threads),
             "time_limit": _convert.seconds("time_limit", time_limit),
             "neighbours": _convert.integer("neighbours", neighbours),
             "hub_limit": _convert.integer("hub_limit", hub_limit),
@@ -201,7 +201,7 @@ def mmread(path, *, threads=None):
         OSError: the file cannot be read.
         ValueError: the file is malformed (the message names the file and line).
     """
-    threads = _convert.integer("threads", threads, minimum=1)
+    threads = _convert.threads(threads)
     (indptr, indices, data), nrows, ncols = _native.mmread(_path(path), threads)
     return _convert.from_arrays(indptr, indices, data, (nrows, ncols))
 
@@ -224,7 +224,7 @@ def mmwrite(path, a, comment=None, field=None, symmetry=None, *, threads=None):
     if field is None:
         field = _convert.field_of(csr.dtype)
     data = _convert.values(csr, _convert.text("field", field).lower())
-    threads = _convert.integer("threads", threads, minimum=1)
+    threads = _convert.threads(threads)
     _native.mmwrite(_path(path), _convert.structure(csr), data,
                     _convert.text("symmetry", symmetry), _convert.text("comment", comment),
                     threads)
@@ -261,7 +261,7 @@ def spmv_bench(a, perm=None, *, threads=None, kernel=None, reps=None, warmup=Non
     data = np.ascontiguousarray(csr.data.real if csr.dtype.kind == "c" else csr.data,
                                 dtype=np.float64)
     options = {
-        "threads": _convert.integer("threads", threads, minimum=1),
+        "threads": _convert.threads(threads),
         "kernel": _convert.text("kernel", kernel),
         "reps": _convert.integer("reps", reps, minimum=1),
         "warmup": _convert.integer("warmup", warmup),

@@ -75,6 +75,20 @@ def integer(name, value, minimum=0, maximum=2**63 - 1):
     return v
 
 
+def threads(value):
+    """``value`` as a thread count from 1 to the CPUs this process may use (as the command line
+    bounds ``--threads``), or ``None`` for ``None``."""
+    v = integer("threads", value, minimum=1)
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # no CPU affinity on this platform
+        cpus = os.cpu_count() or 1
+    if v is not None and v > cpus:
+        raise ValueError(f"threads must be in [1, {cpus}] (the CPUs this process may use), "
+                         f"got {v}")
+    return v
+
+
 def seconds(name, value):
     """``value`` as a positive finite float, or ``None`` for ``None``."""
     if value is None:

@@ -2,6 +2,7 @@
 formats, edge sizes, bad input, options passed through, Ctrl-C and the GIL."""
 
 import _thread
+import os
 import signal
 import subprocess
 import threading
@@ -180,6 +181,7 @@ def test_rcm_starts_where_it_is_told():
     ({"seed": -1}, ValueError),
     ({"seed": 2**64}, ValueError),
     ({"threads": 0}, ValueError),
+    ({"threads": len(os.sched_getaffinity(0)) + 1}, ValueError),
     ({"time_limit": 0}, ValueError),
     ({"time_limit": float("nan")}, ValueError),
     ({"kicks": 1.5}, TypeError),
