@@ -139,35 +139,23 @@ fn topology_command_prints_text_json_and_xml_layouts() {
     assert!(!ok && err.contains("/nonexistent.xml"), "{err}");
     // The file's 16 PUs bound --threads, not this machine's CPUs.
     let xml = xml.to_str().unwrap();
-    let (ok, out, err) = run(
-        &[
+    let scatter = |threads| {
+        [
             "topology",
             "--xml",
             xml,
             "--pin",
             "scatter",
             "--threads",
-            "16",
-        ],
-        dir.path(),
-    );
+            threads,
+        ]
+    };
+    let (ok, out, err) = run(&scatter("16"), dir.path());
     assert!(
         ok && out.contains("thread 15 -> CPU 15 (NUMA node 1)"),
         "{err}"
     );
-    assert_usage_error(
-        &[
-            "topology",
-            "--xml",
-            xml,
-            "--pin",
-            "scatter",
-            "--threads",
-            "17",
-        ],
-        dir.path(),
-        "from 1 to 16 (the PUs of",
-    );
+    assert_usage_error(&scatter("17"), dir.path(), "from 1 to 16 (the PUs of");
     assert_usage_error(
         &["topology", "--pin", "scatter", "--threads", "100000"],
         dir.path(),

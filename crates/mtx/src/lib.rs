@@ -124,7 +124,7 @@ pub use files::binary_format_of;
 pub use header::{Format, Header, Symmetry};
 pub use matrix_market::MatrixMarket;
 pub use occupied::{read_occupied, read_path_occupied, Occupied};
-pub use options::{can_allocate, Footprint, Progress, ReadOptions, WriteOptions};
+pub use options::{Footprint, Progress, ReadOptions, WriteOptions};
 pub use output::{
     remove_temporary_files, write_atomically, write_path, write_path_with_progress, StagedOutputs,
     TEMPORARY_SUFFIX,
@@ -135,5 +135,5 @@ pub use permutation::{
 };
 pub use plan::OutputPlan;
 pub use read::{read, read_binary, read_bytes, read_path, read_path_with_progress};
-pub use spmv_reorder_sparse::Field;
+pub use spmv_reorder_sparse::{can_allocate, Field};
 pub use write::write;

@@ -2,6 +2,7 @@
 
 use crate::error::{MtxError, ParseError};
 use crate::header::{Format, Symmetry};
+use spmv_reorder_sparse::can_allocate;
 
 /// Told how far a long read or write has come: `(done, total)` units, bytes of the file for
 /// reading (`total` 0 when unknown, as for stdin), entries for writing. Called often: it should
@@ -27,12 +28,6 @@ pub struct ReadOptions {
     ///
     /// [`ParseError::JobTooLarge`]: crate::ParseError::JobTooLarge
     pub footprint: Option<Footprint>,
-}
-
-/// Whether `bytes` can be allocated now: reserved fallibly and given back at once (physical
-/// memory, or a `ulimit -v` cap, refuses what it cannot hold).
-pub fn can_allocate(bytes: u64) -> bool {
-    usize::try_from(bytes).is_ok_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok())
 }
 
 /// The memory a job holds at its peak, per row plus column and per nonzero of its matrix.

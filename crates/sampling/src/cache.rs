@@ -184,8 +184,7 @@ fn reserve_tags(threads: usize, levels: &[CacheConfig; 3]) -> Result<(), Samplin
         .saturating_mul(lines(&levels[0]).saturating_add(lines(&levels[1])))
         .saturating_add(lines(&levels[2]))
         .saturating_mul(std::mem::size_of::<u64>() as u64);
-    let fits = usize::try_from(bytes).is_ok_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok());
-    if fits {
+    if spmv_reorder_sparse::can_allocate(bytes) {
         Ok(())
     } else {
         Err(SamplingError::CacheStateTooLarge { threads, bytes })

@@ -54,6 +54,7 @@ mod error;
 // The `GlobalAlloc` forwarding to the system allocator, and one `madvise` hint.
 #[allow(unsafe_code)]
 mod huge_pages;
+mod memory;
 mod mirror;
 mod occupied;
 // AVX-512 loads and stores in a measured hot loop, behind a checked safe function.
@@ -77,6 +78,7 @@ pub use any::{AnyCsr, Field};
 pub use csr::{rows_cut_by_nonzeros, split_by_offsets, CsrMatrix, MAX_DIM};
 pub use error::SparseError;
 pub use huge_pages::{HugePageAlloc, HUGE_PAGE_MIN_BYTES};
+pub use memory::can_allocate;
 pub use num_complex::Complex64;
 pub use occupied::Occupancy;
 pub use perm::Permutation;

@@ -110,13 +110,11 @@ impl TriadArrays {
         check_positive("stream elements", n)?;
         check_positive("stream reps", config.reps)?;
         // Reserved (and given back) before any is filled: too large is an error, not an abort.
-        let fits = n
-            .checked_mul(3)
-            .is_some_and(|all| Vec::<f64>::new().try_reserve_exact(all).is_ok());
-        if !fits {
+        let bytes = (n as u64).saturating_mul(3 * std::mem::size_of::<f64>() as u64);
+        if !spmv_reorder_sparse::can_allocate(bytes) {
             return Err(SpmvError::OutOfMemory {
                 what: "the STREAM triad's three arrays",
-                bytes: (n as u64).saturating_mul(3 * std::mem::size_of::<f64>() as u64),
+                bytes,
             });
         }
         let blocks = par.threads();
