@@ -66,14 +66,30 @@ fn usage_error(err: &clap::Error) -> ExitCode {
 }
 
 /// On `SIGINT`, `SIGTERM` or `SIGHUP`: removes the temporary files of the outputs being written
-/// (every output is left as it was before the run) and exits with 130.
+/// (every output is left as it was before the run) and exits with `128 +` the signal's number, as
+/// a shell reports a process the signal ended (130, 143, 129).
 fn remove_temporary_files_on_signals() {
-    let installed = ctrlc::set_handler(|| {
-        spmv_reorder::mtx::remove_temporary_files();
-        cli::messages::report("error", "interrupted: no output was left half-written");
-        std::process::exit(130);
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+        Ok(signals) => signals,
+        Err(e) => {
+            cli::messages::report("warning", &format!("cannot handle signals: {e}"));
+            return;
+        }
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            spmv_reorder::mtx::remove_temporary_files();
+            let what = match signal {
+                SIGTERM => "terminated",
+                SIGHUP => "hung up",
+                _ => "interrupted",
+            };
+            cli::messages::report(
+                "error",
+                &format!("{what}: no output was left half-written"),
+            );
+            std::process::exit(128 + signal);
+        }
     });
-    if let Err(e) = installed {
-        cli::messages::report("warning", &format!("cannot handle signals: {e}"));
-    }
 }

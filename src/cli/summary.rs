@@ -259,8 +259,8 @@ fn passes_after_the_order(r: &ReorderReport) -> String {
     )
 }
 
-/// The SpMV times before and after with the kernel named, the speedup and the break-even only
-/// when it exists.
+/// The SpMV times before and after with the kernel named, the speedup, and the break-even when
+/// the gain is beyond the spread of the timings (or why there is none).
 fn spmv(c: &Comparison) -> String {
     let threads = match c.before.threads {
         1 => "1 thread".to_string(),
@@ -276,8 +276,15 @@ fn spmv(c: &Comparison) -> String {
         millis(c.after.median_s),
         c.speedup
     );
-    if let Some(n) = c.break_even_iterations {
-        text += &format!(", paid back after {} products", thousands(n.ceil() as u64));
+    match (c.break_even_iterations, c.reorder_seconds) {
+        (Some(n), _) => {
+            text += &format!(", paid back after {} products", thousands(n.ceil() as u64));
+        }
+        (None, None) => {}
+        (None, Some(_)) if c.after.median_s < c.before.median_s => {
+            text += ", within the spread of the timings: no gain to pay back";
+        }
+        (None, Some(_)) => text += ", never paid back",
     }
     text
 }

@@ -149,6 +149,7 @@ pub struct Comparison {
     pub reorder_seconds: Option<f64>,
     /// `reorder_seconds / t_before`: the reordering's cost in products.
     pub reorder_cost_in_spmvs: Option<f64>,
-    /// `reorder_seconds / (t_before - t_after)`; `None` when the reordering is not faster.
+    /// `reorder_seconds / (t_before - t_after)`; `None` when the reordering is not measurably
+    /// faster: the median after must be below the fastest product before (of its best kernel).
     pub break_even_iterations: Option<f64>,
 }
