@@ -120,18 +120,14 @@ class Reorderer:
         for name, switch in switches:
             if switch is not None and not isinstance(switch, bool):
                 raise TypeError(f"{name} must be True or False, got {switch!r}")
-        if isinstance(window, int) and not isinstance(window, bool):
-            window = str(window)
-        if isinstance(length_runs, int) and not isinstance(length_runs, bool):
-            length_runs = str(_convert.integer("length_runs", length_runs))
         self._options = {
             "method": _convert.text("method", method),
             "sampler": _convert.text("sampler", sampler),
-            "window": _convert.text("window", window),
+            "window": _convert.count_or_text("window", window),
             "permute": _convert.text("permute", permute),
             "start": _convert.text("start", start),
             "rcm_start": _convert.text("rcm_start", rcm_start),
-            "length_runs": _convert.text("length_runs", length_runs),
+            "length_runs": _convert.count_or_text("length_runs", length_runs),
             "seed": _convert.integer("seed", seed, maximum=_U64),
             "threads": _convert.threads(threads),
             "time_limit": _convert.seconds("time_limit", time_limit),

@@ -111,6 +111,21 @@ def text(name, value):
     return value
 
 
+def count_or_text(name, value):
+    """``value`` as a string: text as it is, an integer (Python's or numpy's, not a bool) as its
+    digits, ``None`` for ``None``: the options that take a count or a word (``window=64``,
+    ``window="var"``)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an integer or a string, got {value!r}")
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer or a string, got {value!r}") from None
+    return str(integer(name, v))
+
+
 def permutation(name, perm, n):
     """``perm`` as a contiguous ``int64`` array of ``n`` indices (the native side checks that it
     is a permutation)."""

@@ -177,6 +177,10 @@ def test_rcm_starts_where_it_is_told():
     ({"start": "middle"}, ValueError),
     ({"length_runs": "sometimes"}, ValueError),
     ({"rcm_start": "centre"}, ValueError),
+    ({"window": 2.5}, TypeError),
+    ({"window": True}, TypeError),
+    ({"length_runs": -1}, ValueError),
+    ({"length_runs": np.float64(8)}, TypeError),
     ({"rcm_start": 1}, TypeError),
     ({"seed": -1}, ValueError),
     ({"seed": 2**64}, ValueError),
@@ -192,6 +196,13 @@ def test_rcm_starts_where_it_is_told():
 def test_bad_options_raise(shuffled, kwargs, error):
     with pytest.raises(error):
         sr.reorder(shuffled, **kwargs)
+
+
+def test_counts_may_be_numpy_integers(shuffled):
+    as_python = sr.Reorderer("tsp", window=4, length_runs=16).run(shuffled).perm
+    as_numpy = sr.Reorderer("tsp", window=np.int64(4), length_runs=np.uint16(16)).run(shuffled)
+    np.testing.assert_array_equal(as_numpy.perm, as_python)
+    assert as_numpy.report["length_runs"]["block"] == 16
 
 
 def test_bad_matrices_raise():
