@@ -206,7 +206,7 @@ impl Reorderer {
             None => Ok(PermuteMode::Rows),
             Some(PermuteMode::Symmetric) if !square => Err(ReorderError::Incompatible(format!(
                 "a symmetric permutation needs a square matrix, this one is {} x {}; \
-                 use --permute rows, cols or both",
+                 permute its rows, its columns or both apart",
                 a.nrows(),
                 a.ncols()
             ))),

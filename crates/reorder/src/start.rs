@@ -44,7 +44,7 @@ impl<'a> Start<'a> {
             StartOrder::Greedy | StartOrder::Given => None,
             StartOrder::Parts => {
                 return Err(ReorderError::Incompatible(
-                    "the parts start order comes with cache windows (--window cache)".into(),
+                    "the parts start order comes with cache windows (window `cache`)".into(),
                 ))
             }
         };
