@@ -85,10 +85,7 @@ fn remove_temporary_files_on_signals() {
                 SIGHUP => "hung up",
                 _ => "interrupted",
             };
-            cli::messages::report(
-                "error",
-                &format!("{what}: no output was left half-written"),
-            );
+            cli::messages::report("error", &format!("{what}: no output was left half-written"));
             std::process::exit(128 + signal);
         }
     });
