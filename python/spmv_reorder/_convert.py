@@ -117,13 +117,10 @@ def count_or_text(name, value):
     ``window="var"``)."""
     if value is None or isinstance(value, str):
         return value
-    if isinstance(value, bool):
-        raise TypeError(f"{name} must be an integer or a string, got {value!r}")
     try:
-        v = operator.index(value)
+        return str(integer(name, value))
     except TypeError:
         raise TypeError(f"{name} must be an integer or a string, got {value!r}") from None
-    return str(integer(name, v))
 
 
 def permutation(name, perm, n):
