@@ -49,6 +49,8 @@ static ALLOC: spmv_reorder_sparse::HugePageAlloc = spmv_reorder_sparse::HugePage
 /// The block of the length runs the peers get, the default's block where `x` exceeds L2.
 const RUN_BLOCK: usize = 128;
 
+mod common;
+
 struct Args {
     dir: Option<PathBuf>,
     only: Option<String>,
@@ -65,28 +67,37 @@ fn args() -> Args {
         reps: 7,
         copies: 1,
     };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .unwrap_or_else(|| panic!("{name} needs a value (see benches/locality_large.rs)"))
-        };
+    let mut line = common::CommandLine::new(include_str!("locality_large.rs"));
+    while let Some(arg) = line.next() {
         match arg.as_str() {
-            "--dir" => a.dir = Some(PathBuf::from(value("--dir"))),
-            "--only" => a.only = Some(value("--only")),
-            "--skip" => a.skip.push(value("--skip")),
-            // 0 rounds or copies would time nothing; one copy is the matrix itself.
-            "--reps" => a.reps = value("--reps").parse::<usize>().expect("--reps N").max(1),
-            "--copies" => {
-                a.copies = value("--copies")
-                    .parse::<usize>()
-                    .expect("--copies N")
-                    .max(1)
-            }
-            _ => {} // cargo bench passes --bench
+            "--dir" => a.dir = Some(PathBuf::from(line.value("--dir"))),
+            "--only" => a.only = Some(line.value("--only")),
+            "--skip" => a.skip.push(skippable(&line.value("--skip"))),
+            "--reps" => a.reps = line.number("--reps", 1),
+            "--copies" => a.copies = line.number("--copies", 1),
+            other => common::unknown(other),
         }
     }
     a
+}
+
+/// `name` when `--skip` may leave it out: an ordering of the bench that the verdict does not need.
+fn skippable(name: &str) -> String {
+    let all: Vec<&str> = orderings(&[]).into_iter().map(|(n, _)| n).collect();
+    if !all.contains(&name) {
+        common::fail(format!(
+            "--skip '{name}': no such ordering (the orderings: {})",
+            all.join(", ")
+        ));
+    }
+    if KEPT.contains(&name) || PEERS.contains(&name) {
+        common::fail(format!(
+            "--skip '{name}': the verdict needs it (always kept: {}, {})",
+            KEPT.join(", "),
+            PEERS.join(", ")
+        ));
+    }
+    name.to_string()
 }
 
 /// Free memory in bytes (`MemAvailable`), 0 when unknown.
@@ -154,26 +165,22 @@ fn generated(only: &Option<String>) -> Vec<(String, CsrMatrix<f64>)> {
         .collect()
 }
 
+/// The square matrices of `dir` (shuffled by a symmetric permutation, they need a square one).
 fn from_dir(dir: &PathBuf, only: &Option<String>) -> Vec<(String, CsrMatrix<f64>)> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("readable folder")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            let s = p.to_string_lossy();
-            s.ends_with(".mtx") || s.ends_with(".mtx.gz")
-        })
-        .filter(|p| {
-            only.as_ref()
-                .is_none_or(|o| p.to_string_lossy().contains(o.as_str()))
-        })
-        .collect();
-    files.sort();
-    files
+    common::matrix_files(dir, only.as_deref())
         .into_iter()
         .map(|f| {
-            let name = f.file_name().unwrap().to_string_lossy().into_owned();
-            let m = spmv_reorder_mtx::read_path(&f, &Default::default()).expect("a valid matrix");
-            (name, m.matrix.to_real())
+            let (a, _) = common::read_matrix(&f);
+            if a.nrows() != a.ncols() {
+                common::fail(format!(
+                    "{}: {} x {}: the bench shuffles by a symmetric permutation, which needs a \
+                     square matrix",
+                    f.display(),
+                    a.nrows(),
+                    a.ncols()
+                ));
+            }
+            (common::file_name(&f), a)
         })
         .collect()
 }
@@ -209,14 +216,14 @@ fn orderings(skip: &[String]) -> Vec<(&'static str, Reorderer)> {
     ]
     .into_iter()
     .filter(|(name, _)| {
-        ["identity", "auto", "auto 2%"].contains(name)
-            || PEERS.contains(name)
-            || !skip.iter().any(|s| s == name)
+        KEPT.contains(name) || PEERS.contains(name) || !skip.iter().any(|s| s == name)
     })
     .collect()
 }
 
 const PEERS: [&str; 4] = ["rcm", "rcm runs", "gp", "gp runs"];
+/// The orderings besides the peers that every verdict needs.
+const KEPT: [&str; 3] = ["identity", "auto", "auto 2%"];
 
 /// `y = A·x`, row by row, as anyone would write it: the independent judge.
 fn plain_loop(a: &CsrMatrix<f64>, x: &[f64], y: &mut [f64]) {
@@ -330,22 +337,16 @@ fn main() {
     };
     if cases.is_empty() {
         // A geometric mean over no matrix would print 1.000, which reads as a result.
-        match (&args.only, &args.dir) {
-            (Some(o), _) => eprintln!("locality_large: no matrix name contains --only {o:?}"),
-            (None, Some(d)) => {
-                eprintln!("locality_large: no .mtx or .mtx.gz file in {}", d.display())
-            }
-            (None, None) => unreachable!("the generated set is never empty"),
-        }
-        std::process::exit(2);
+        let only = args.only.as_deref().unwrap_or_default();
+        common::fail(format!("no generated matrix's name holds --only '{only}'"));
     }
-    let topo = Topology::this_system().expect("hwloc topology");
+    let topo = common::or_fail(Topology::this_system());
     let judges: Vec<Box<dyn Judge>> = vec![
         Box::new(OurKernel {
-            team: ThreadTeam::new(&topo, 1, &Pinning::None).expect("a thread"),
+            team: common::or_fail(ThreadTeam::new(&topo, 1, &Pinning::None)),
         }),
         Box::new(OurKernel {
-            team: ThreadTeam::new(&topo, 2, &Pinning::None).expect("threads"),
+            team: common::or_fail(ThreadTeam::new(&topo, 2, &Pinning::None)),
         }),
         Box::new(PlainLoop),
     ];
@@ -374,6 +375,14 @@ fn main() {
     }
 }
 
+/// Seconds as milliseconds, with four decimals below one (small matrices in cache).
+fn ms(seconds: f64) -> String {
+    match seconds * 1e3 {
+        m if m < 1.0 => format!("{m:.4}"),
+        m => format!("{m:.2}"),
+    }
+}
+
 fn fmt_list(v: &[f64]) -> String {
     v.iter()
         .map(|x| format!("{x:.3}"))
@@ -391,10 +400,10 @@ fn evaluate(label: &str, a: &CsrMatrix<f64>, judges: &[Box<dyn Judge>], args: &A
     let mut ordering_seconds = Vec::new();
     for (name, reorderer) in orderings(&args.skip) {
         let t = Instant::now();
-        let r = reorderer.run(a).expect("reordering");
+        let r = common::or_fail(reorderer.run(a));
         seconds.push(t.elapsed().as_secs_f64());
         ordering_seconds.push(r.report.reorder_seconds);
-        mats.push(r.apply(a).expect("permuted"));
+        mats.push(common::or_fail(r.apply(a)));
         names.push(name);
     }
     let refs: Vec<&CsrMatrix<f64>> = mats.iter().collect();
@@ -413,10 +422,7 @@ fn evaluate(label: &str, a: &CsrMatrix<f64>, judges: &[Box<dyn Judge>], args: &A
             .collect::<String>()
     );
     for (i, n) in names.iter().enumerate() {
-        let row: String = times
-            .iter()
-            .map(|t| format!("{:>10.2}", t[i] * 1e3))
-            .collect();
+        let row: String = times.iter().map(|t| format!("{:>10}", ms(t[i]))).collect();
         println!("{n:10} {row}   (ordered in {:.2} s)", seconds[i]);
     }
     for (j, t) in judges.iter().zip(&times) {
@@ -432,14 +438,14 @@ fn evaluate(label: &str, a: &CsrMatrix<f64>, judges: &[Box<dyn Judge>], args: &A
         let target = (0.91 * t[best]).max(1.05 * floor);
         let auto = t[at("auto")];
         println!(
-            "{:9}: best peer {} {:.2} ms, floor {:.2} ms ({:.2}x below it), auto {:.2} ms = {:.3}x the \
-             best peer, {:.3}x the target; auto / input {:.3}",
+            "{:9}: best peer {} {} ms, floor {} ms (best peer / floor {:.2}), auto {} ms = {:.3}x \
+             the best peer, {:.3}x the target; auto / input {:.3}",
             j.name(),
             names[best],
-            t[best] * 1e3,
-            floor * 1e3,
+            ms(t[best]),
+            ms(floor),
             t[best] / floor,
-            auto * 1e3,
+            ms(auto),
             auto / t[best],
             auto / target,
             auto / t[at("identity")],

@@ -12,11 +12,9 @@
 //! 700², a random geometric graph of 400k points; each shuffled by a random symmetric permutation.
 
 use spmv_reorder_evaluate::evaluate::{
-    evaluate_matrix, markdown_table, matrix_files, summarize, Candidate, EvaluateOptions,
-    MatrixEvaluation,
+    evaluate_matrix, markdown_table, summarize, Candidate, EvaluateOptions, MatrixEvaluation,
 };
 use spmv_reorder_gen::{poisson2d, poisson3d, random_geometric};
-use spmv_reorder_mtx::{read_path, ReadOptions};
 use spmv_reorder_reorder::Reorderer;
 use spmv_reorder_sparse::CsrMatrix;
 use std::path::PathBuf;
@@ -26,9 +24,11 @@ use std::time::Duration;
 #[global_allocator]
 static ALLOC: spmv_reorder_sparse::HugePageAlloc = spmv_reorder_sparse::HugePageAlloc;
 
+mod common;
+
 struct Args {
     dir: Option<PathBuf>,
-    time_limit: f64,
+    time_limit: Duration,
     reps: usize,
     orderings: Vec<String>,
 }
@@ -36,23 +36,18 @@ struct Args {
 fn args() -> Args {
     let mut a = Args {
         dir: None,
-        time_limit: 20.0,
+        time_limit: Duration::from_secs(20),
         reps: 11,
         orderings: Vec::new(),
     };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .unwrap_or_else(|| panic!("{name} needs a value (see benches/reorder.rs)"))
-        };
+    let mut line = common::CommandLine::new(include_str!("reorder.rs"));
+    while let Some(arg) = line.next() {
         match arg.as_str() {
-            "--dir" => a.dir = Some(PathBuf::from(value("--dir"))),
-            "--time" => a.time_limit = value("--time").parse().expect("--time SECONDS"),
-            "--reps" => a.reps = value("--reps").parse().expect("--reps N"),
-            "--ordering" => a.orderings.push(value("--ordering")),
-            // cargo bench passes --bench; criterion-style filters are not used here.
-            _ => {}
+            "--dir" => a.dir = Some(PathBuf::from(line.value("--dir"))),
+            "--time" => a.time_limit = common::seconds("--time", &line.value("--time")),
+            "--reps" => a.reps = line.number("--reps", 1),
+            "--ordering" => a.orderings.push(line.value("--ordering")),
+            other => common::unknown(other),
         }
     }
     if a.orderings.is_empty() {
@@ -72,17 +67,23 @@ fn args() -> Args {
 }
 
 /// The matrices, each with whether its pattern is known to be symmetric (a file stored
-/// symmetric; the generated ones all are).
+/// symmetric; the generated ones all are). Files that do not read are reported and left out, as
+/// `spmv-reorder evaluate` does.
 fn cases(dir: &Option<PathBuf>) -> Vec<(String, CsrMatrix<f64>, bool)> {
     match dir {
-        Some(d) => matrix_files(d)
-            .expect("readable folder")
+        Some(d) => common::matrix_files(d, None)
             .into_iter()
-            .map(|f| {
-                let name = f.file_name().unwrap().to_string_lossy().into_owned();
-                let m = read_path(&f, &ReadOptions::default()).expect("a valid matrix");
-                let symmetric = m.header.symmetry.is_triangular();
-                (name, m.matrix.to_real(), symmetric)
+            .filter_map(|f| {
+                match spmv_reorder_mtx::read_path(&f, &spmv_reorder_mtx::ReadOptions::default()) {
+                    Ok(m) => {
+                        let symmetric = m.header.symmetry.is_triangular();
+                        Some((common::file_name(&f), m.matrix.to_real(), symmetric))
+                    }
+                    Err(e) => {
+                        eprintln!("skipping {e}");
+                        None
+                    }
+                }
             })
             .collect(),
         None => vec![
@@ -107,33 +108,47 @@ fn cases(dir: &Option<PathBuf>) -> Vec<(String, CsrMatrix<f64>, bool)> {
 
 fn main() {
     let args = args();
-    let base = Reorderer::new().time_limit(Some(Duration::from_secs_f64(args.time_limit)));
+    let base = Reorderer::new().time_limit(Some(args.time_limit));
     let candidates = args
         .orderings
         .iter()
-        .map(|o| Candidate::parse(o, &base).expect("a valid --ordering"))
+        .map(|o| {
+            Candidate::parse(o, &base)
+                .unwrap_or_else(|e| common::fail(format!("--ordering '{o}': {e}")))
+        })
         .collect();
     let mut opts = EvaluateOptions::with_candidates(candidates);
     opts.shuffle = Some(1);
     opts.reps = args.reps;
-    let evals: Vec<MatrixEvaluation> = cases(&args.dir)
-        .into_iter()
-        .map(|(name, a, symmetric)| {
-            eprintln!("{name}: {} rows, {} nonzeros", a.nrows(), a.nnz());
-            evaluate_matrix(&name, &a, symmetric, &opts).expect("evaluation")
-        })
-        .collect();
+    // Settings refused before any matrix is read or generated.
+    common::or_fail(opts.check());
+    let mut evals: Vec<MatrixEvaluation> = Vec::new();
+    for (name, a, symmetric) in cases(&args.dir) {
+        eprintln!("{name}: {} rows, {} nonzeros", a.nrows(), a.nnz());
+        match evaluate_matrix(&name, &a, symmetric, &opts) {
+            Ok(e) => evals.push(e),
+            Err(e) => eprintln!("skipping {name}: {e}"),
+        }
+    }
+    if evals.is_empty() {
+        common::fail("no matrix could be evaluated");
+    }
     print!("{}", markdown_table(&evals));
     let s = summarize(&evals);
+    // A ratio whose two orderings were not both evaluated is `-`, not NaN.
     let show = |v: &[f64]| {
         v.iter()
-            .map(|x| format!("{x:.3}"))
+            .map(|x| match x.is_finite() {
+                true => format!("{x:.3}"),
+                false => "-".into(),
+            })
             .collect::<Vec<_>>()
             .join(" / ")
     };
+    let threads: Vec<String> = opts.threads.iter().map(usize::to_string).collect();
     println!(
         "\nthreads {}: geomean t(rcm)/t(auto) = {}; geomean t(auto)/t(auto random:0.02) = {}",
-        show(&opts.threads.iter().map(|&t| t as f64).collect::<Vec<_>>()),
+        threads.join(" / "),
         show(&s.geomean_speedup_default_over_rcm),
         show(&s.geomean_sampled_speed_ratio)
     );

@@ -460,8 +460,10 @@ impl CacheModel {
         ModelledCost {
             l1_misses,
             l2_misses,
-            cycles: (l1_misses - l2_misses) * self.l2_hit_cycles
-                + l2_misses * self.beyond_l2_cycles,
+            // Saturating: absurd prices must rank an order last, not wrap to the cheapest.
+            cycles: (l1_misses - l2_misses)
+                .saturating_mul(self.l2_hit_cycles)
+                .saturating_add(l2_misses.saturating_mul(self.beyond_l2_cycles)),
         }
     }
 
@@ -478,7 +480,7 @@ impl CacheModel {
         ModelledCost {
             l1_misses: lines,
             l2_misses: lines,
-            cycles: lines * self.beyond_l2_cycles,
+            cycles: lines.saturating_mul(self.beyond_l2_cycles),
         }
     }
 }

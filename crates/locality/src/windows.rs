@@ -170,7 +170,8 @@ impl Windows {
     /// Windows of the given lengths, in row order; the matrix has `Σ lengths` rows.
     ///
     /// # Errors
-    /// [`LocalityError::EmptyWindow`] for a length of 0.
+    /// [`LocalityError::EmptyWindow`] for a length of 0; [`LocalityError::TooLarge`] when the
+    /// lengths add up past `usize::MAX` rows.
     pub fn from_lengths(lengths: &[usize]) -> Result<Self, LocalityError> {
         let mut starts = Vec::with_capacity(lengths.len() + 1);
         starts.push(0usize);
@@ -178,7 +179,14 @@ impl Windows {
             if len == 0 {
                 return Err(LocalityError::EmptyWindow { window });
             }
-            starts.push(starts[window] + len);
+            let end = starts[window]
+                .checked_add(len)
+                .ok_or(LocalityError::TooLarge {
+                    what: "the rows of the windows",
+                    value: u64::MAX,
+                    max: usize::MAX as u64,
+                })?;
+            starts.push(end);
         }
         Ok(Self { starts })
     }
@@ -369,6 +377,15 @@ pub(crate) fn check_window_order(windows: usize, order: &[usize]) -> Result<(), 
 mod tests {
     use super::*;
     use crate::tests::spec_example;
+
+    #[test]
+    fn lengths_past_the_largest_row_count_are_an_error() {
+        assert!(matches!(
+            Windows::from_lengths(&[usize::MAX, 2]),
+            Err(LocalityError::TooLarge { .. })
+        ));
+        assert_eq!(Windows::from_lengths(&[2, 1]).unwrap().starts(), &[0, 2, 3]);
+    }
 
     #[test]
     fn fixed_windows_cover_rows() {

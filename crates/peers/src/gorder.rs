@@ -41,6 +41,8 @@ pub fn default_hub_threshold(nrows: usize) -> usize {
 /// The Gorder ordering of the rows of `a` with window `window`; columns with more than
 /// `hub_threshold` rows do not propagate scores (see the module documentation).
 ///
+/// A window longer than the matrix keeps every row in it, as one of `nrows + 1` rows does.
+///
 /// # Errors
 /// [`PeersError::InvalidWindow`] when `window == 0`; [`PeersError::RowTooLong`] when a row has
 /// more than `i32::MAX - 2` nonzeros.
@@ -68,6 +70,8 @@ pub fn gorder_with_progress<T: Value>(
     if window == 0 {
         return Err(PeersError::InvalidWindow { window });
     }
+    // No row ever leaves a window longer than the matrix: its slots need not be allocated.
+    let window = window.min(a.nrows() + 1);
     check_row_lengths(a)?;
     let scores = Scores::new(a, hub_threshold);
     let n = a.nrows();
@@ -329,6 +333,16 @@ mod tests {
             gorder(&a, 0, 10).unwrap_err(),
             PeersError::InvalidWindow { window: 0 }
         );
+    }
+
+    /// A window past the matrix's rows is the whole matrix: same order, nothing allocated for it.
+    #[test]
+    fn windows_longer_than_the_matrix_keep_every_row() {
+        let a = shuffled_symmetric(&grid(6, 6), 3);
+        let whole = gorder(&a, a.nrows() + 1, 10).unwrap();
+        for window in [a.nrows() + 2, 1 << 40, usize::MAX] {
+            assert_eq!(gorder(&a, window, 10).unwrap(), whole, "{window}");
+        }
     }
 
     #[test]

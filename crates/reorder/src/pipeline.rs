@@ -352,11 +352,17 @@ impl Reordering {
     }
 
     /// `Q·x`: an input vector in the reordered column order.
+    ///
+    /// # Panics
+    /// When `x` does not have one entry per column of the matrix ordered (a caller's bug).
     pub fn permute_input<V: Copy>(&self, x: &[V]) -> Vec<V> {
         self.cols.apply(x)
     }
 
     /// `Pᵀ·y`: a result of the reordered matrix back in the original row order.
+    ///
+    /// # Panics
+    /// When `y` does not have one entry per row of the matrix ordered (a caller's bug).
     pub fn unpermute_output<V: Copy>(&self, y: &[V]) -> Vec<V> {
         self.rows.apply_inverse(y)
     }

@@ -12,7 +12,8 @@ pub const MAX_DIM: usize = u32::MAX as usize;
 /// A sparse matrix in compressed sparse row form.
 ///
 /// # Invariants
-/// Checked by [`CsrMatrix::new`], only `debug_assert!`ed by [`CsrMatrix::new_unchecked`]:
+/// All checked by [`CsrMatrix::new`]; the first always checked by [`CsrMatrix::new_unchecked`] too,
+/// the others there the caller's promise:
 /// - `row_ptr.len() == nrows + 1`, `row_ptr[0] == 0`, `row_ptr` non-decreasing,
 ///   `row_ptr[nrows] == col_idx.len() == values.len()`;
 /// - `nrows, ncols <= MAX_DIM`, every column index `< ncols`;
@@ -30,8 +31,8 @@ impl<T: Value> CsrMatrix<T> {
     /// Builds a matrix from CSR arrays, checking every invariant.
     ///
     /// # Errors
-    /// [`SparseError::InvalidCsr`], [`SparseError::TooLarge`] or [`SparseError::IndexOutOfBounds`]
-    /// naming the first violated invariant.
+    /// [`SparseError::InvalidCsr`], [`SparseError::TooLarge`], [`SparseError::LengthMismatch`]
+    /// or [`SparseError::IndexOutOfBounds`] naming the first violated invariant.
     pub fn new(
         nrows: usize,
         ncols: usize,
@@ -77,10 +78,16 @@ impl<T: Value> CsrMatrix<T> {
         Ok(Self::new_unchecked(nrows, ncols, row_ptr, col_idx, values))
     }
 
-    /// Builds a matrix from CSR arrays the caller guarantees valid (see the type's invariants).
+    /// Builds a matrix from CSR arrays whose column indices the caller guarantees in range and
+    /// increasing within each row (see the type's invariants), checking only the offsets, in
+    /// `O(nrows)`: the structure that the kernels without bounds checks rely on to stay inside
+    /// the arrays is always verified, whatever the build. The columns are not: a kernel that
+    /// indexes `x` by them without checks verifies them itself (`SpmvPlan::new`), and wrong
+    /// ones give wrong results, never reads outside an array.
     ///
     /// # Panics
-    /// In debug builds, when a cheap invariant (lengths, end offsets) does not hold.
+    /// When `row_ptr` does not hold `nrows + 1` offsets from 0, non-decreasing, ending at
+    /// `col_idx.len()`, or `values` is not as long as `col_idx`: a caller's bug.
     pub fn new_unchecked(
         nrows: usize,
         ncols: usize,
@@ -88,9 +95,26 @@ impl<T: Value> CsrMatrix<T> {
         col_idx: Vec<u32>,
         values: Vec<T>,
     ) -> Self {
-        debug_assert_eq!(row_ptr.len(), nrows + 1);
-        debug_assert_eq!(row_ptr[nrows], col_idx.len());
-        debug_assert_eq!(col_idx.len(), values.len());
+        assert_eq!(
+            row_ptr.len(),
+            nrows + 1,
+            "row_ptr must hold nrows + 1 offsets"
+        );
+        assert_eq!(row_ptr[0], 0, "row_ptr[0] must be 0");
+        assert!(
+            row_ptr.windows(2).all(|w| w[0] <= w[1]),
+            "row_ptr must be non-decreasing"
+        );
+        assert_eq!(
+            row_ptr[nrows],
+            col_idx.len(),
+            "row_ptr[nrows] must be col_idx.len()"
+        );
+        assert_eq!(
+            col_idx.len(),
+            values.len(),
+            "values and col_idx must be as long"
+        );
         Self {
             nrows,
             ncols,
@@ -105,7 +129,8 @@ impl<T: Value> CsrMatrix<T> {
     ///
     /// # Errors
     /// [`SparseError::IndexOutOfBounds`] for a triplet outside the matrix, [`SparseError::TooLarge`]
-    /// for dimensions over [`MAX_DIM`].
+    /// for dimensions over [`MAX_DIM`], [`SparseError::OutOfMemory`] when the row offsets cannot
+    /// be allocated (billions of rows).
     pub fn from_triplets<I>(nrows: usize, ncols: usize, triplets: I) -> Result<Self, SparseError>
     where
         I: IntoIterator<Item = (usize, usize, T)>,
@@ -126,6 +151,14 @@ impl<T: Value> CsrMatrix<T> {
             rows.push(r as u32);
             cols.push(c as u32);
             vals.push(v);
+        }
+        // The assembly holds two arrays of `nrows + 1` offsets, allocated infallibly.
+        let offsets = 2 * (nrows as u64 + 1) * std::mem::size_of::<usize>() as u64;
+        if !crate::can_allocate(offsets) {
+            return Err(SparseError::OutOfMemory {
+                what: "row offsets",
+                bytes: offsets,
+            });
         }
         Ok(Self::from_coo_unchecked(nrows, ncols, &rows, &cols, &vals))
     }
@@ -491,6 +524,32 @@ pub(crate) fn check_len(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The offsets that the unchecked kernels rely on are checked in every build (tests run in
+    /// release): a matrix with fewer values than column indices, or an offset past the arrays,
+    /// would otherwise be read outside its arrays.
+    #[test]
+    fn offsets_beyond_memory_are_an_error_not_an_abort() {
+        // 64 GiB of offsets: refused where the machine cannot hold them (not built where it can).
+        if !crate::can_allocate(1 << 36) {
+            let huge = CsrMatrix::<f64>::from_triplets(MAX_DIM, 1, Vec::new());
+            assert!(matches!(huge, Err(SparseError::OutOfMemory { .. })));
+        }
+    }
+
+    #[test]
+    fn unchecked_construction_still_checks_the_offsets() {
+        let built = |row_ptr: Vec<usize>, cols: Vec<u32>, values: Vec<f64>| {
+            std::panic::catch_unwind(|| CsrMatrix::new_unchecked(2, 2, row_ptr, cols, values))
+                .is_ok()
+        };
+        assert!(built(vec![0, 1, 2], vec![0, 1], vec![1.0, 2.0]));
+        assert!(!built(vec![0, 1, 2], vec![0, 1], vec![1.0]));
+        assert!(!built(vec![0, 5, 2], vec![0, 1], vec![1.0, 2.0]));
+        assert!(!built(vec![1, 1, 2], vec![0, 1], vec![1.0, 2.0]));
+        assert!(!built(vec![0, 2], vec![0, 1], vec![1.0, 2.0]));
+        assert!(!built(vec![0, 1, 1], vec![0, 1], vec![1.0, 2.0]));
+    }
     use crate::Permutation;
 
     fn example() -> CsrMatrix<f64> {

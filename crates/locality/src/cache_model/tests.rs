@@ -370,6 +370,13 @@ fn cost_prices_each_level_by_the_latency_that_serves_it() {
     let m = spmv_x_misses(&a, &id(3), &id(64), &[model.l1, model.l2]);
     assert_eq!((c.l1_misses, c.l2_misses), (m[0], m[1]));
     assert_eq!(c.cycles, (m[0] - m[1]) * 10 + m[1] * 100);
+    // Prices too large to multiply saturate: the order ranks last rather than wrapping around.
+    let absurd = CacheModel {
+        l2_hit_cycles: u64::MAX / 2,
+        beyond_l2_cycles: u64::MAX / 2,
+        ..model
+    };
+    assert_eq!(absurd.cost(&a, &id(3), &id(64)).cycles, u64::MAX);
 }
 
 proptest::proptest! {
