@@ -43,6 +43,8 @@ static ALLOC: spmv_reorder_sparse::HugePageAlloc = spmv_reorder_sparse::HugePage
 /// (figures in docs/results.md).
 const CHECK_TARGET: f64 = 15.0;
 
+mod common;
+
 /// Command-line settings.
 struct Args {
     n: usize,
@@ -57,6 +59,15 @@ struct Args {
     natural: bool,
 }
 
+/// The cases, in the order they run.
+const CASES: [&str; 5] = [
+    "full-w1",
+    "full-variable",
+    "sample-w1",
+    "sample-variable",
+    "cache-check",
+];
+
 fn parse_args() -> Args {
     let mut args = Args {
         n: 100,
@@ -67,28 +78,50 @@ fn parse_args() -> Args {
         cases: Vec::new(),
         natural: false,
     };
-    let raw: Vec<String> = std::env::args().skip(1).collect();
-    let mut it = raw.iter();
-    while let Some(flag) = it.next() {
-        let mut value = || {
-            it.next()
-                .unwrap_or_else(|| panic!("{flag} needs a value"))
-                .clone()
-        };
+    let mut line = common::CommandLine::new(include_str!("locality.rs"));
+    while let Some(flag) = line.next() {
         match flag.as_str() {
-            "--n" => args.n = value().parse().expect("--n: integer"),
-            "--threads" => args.threads = value().parse().expect("--threads: integer"),
-            "--reps" => args.reps = value().parse().expect("--reps: integer"),
-            "--p" => args.p = value().parse().expect("--p: probability"),
-            "--seed" => args.seed = value().parse().expect("--seed: integer"),
-            "--cases" => args.cases = value().split(',').map(str::to_owned).collect(),
+            "--n" => args.n = line.number("--n", 1),
+            "--threads" => {
+                args.threads = line.number("--threads", 1);
+                let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+                if args.threads > cpus {
+                    common::fail(format!(
+                        "--threads {}: this machine has {cpus} CPUs",
+                        args.threads
+                    ));
+                }
+            }
+            "--reps" => args.reps = line.number("--reps", 1),
+            "--p" => {
+                args.p = line.number("--p", f64::MIN_POSITIVE);
+                if args.p > 1.0 {
+                    common::fail(format!("--p {}: a probability, at most 1", args.p));
+                }
+            }
+            "--seed" => args.seed = line.number("--seed", 0),
+            "--cases" => args.cases = cases(&line.value("--cases")),
             "--natural" => args.natural = true,
-            // Flags cargo passes to every bench target.
-            "--bench" => {}
-            other => panic!("unknown argument {other}"),
+            other => common::unknown(other),
         }
     }
+    // The grid and its shuffle: 7 nonzeros a row of 12 bytes, offsets, and the bench's copies.
+    let rows = (args.n as u128).pow(3);
+    common::check_memory(rows * 7 * 12 * 4, format_args!("--n {}", args.n));
     args
+}
+
+/// The names of `list` (comma-separated), each one of [`CASES`].
+fn cases(list: &str) -> Vec<String> {
+    list.split(',')
+        .map(|c| match CASES.contains(&c) {
+            true => c.to_owned(),
+            false => common::fail(format!(
+                "--cases: no case `{c}` (the cases: {})",
+                CASES.join(", ")
+            )),
+        })
+        .collect()
 }
 
 /// Field `n` of `/proc/self/stat` counted from 3 (the state, after the command name, which is
@@ -99,11 +132,16 @@ fn process_stat(n: usize) -> Option<u64> {
     rest.split_whitespace().nth(n - 3)?.parse().ok()
 }
 
-/// CPU time of the whole process so far (user + system, all threads, clock ticks of 10 ms).
+/// CPU time of the process's threads so far, in nanoseconds (`/proc/self/task/*/schedstat`, first
+/// field): `/proc/self/stat` counts clock ticks of 10 ms, coarser than a small case's whole build.
+/// The thread pool's threads live as long as the process, so none of the time measured is lost.
 fn process_cpu_time() -> Option<Duration> {
-    Some(Duration::from_millis(
-        (process_stat(14)? + process_stat(15)?) * 10,
-    ))
+    let mut nanos = 0u64;
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+        nanos += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(Duration::from_nanos(nanos))
 }
 
 /// Minor page faults of the process so far: first writes to fresh pages, microseconds each on a

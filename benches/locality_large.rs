@@ -7,7 +7,8 @@
 //!     cargo bench --bench locality_large                      # every case below
 //!     cargo bench --bench locality_large -- --only geometric --reps 9
 //!     cargo bench --bench locality_large -- --dir DIR         # .mtx files, shuffled and as read
-//!     cargo bench --bench locality_large -- --skip 'tsp cache' # leave out an ordering (repeatable)
+//!     cargo bench --bench locality_large -- --skip 'tsp cache' # leave out an ordering (repeatable:
+//!                                                              # gp L2, nd runs, tsp cache)
 //!     cargo bench --bench locality_large -- --copies 3         # each matrix in 3 copies, pooled
 //!
 //! Cases: a 3D 7-point Poisson grid 100³ (1M rows), a random geometric graph of 1M points
@@ -166,7 +167,7 @@ fn generated(only: &Option<String>) -> Vec<(String, CsrMatrix<f64>)> {
 }
 
 /// The square matrices of `dir` (shuffled by a symmetric permutation, they need a square one).
-fn from_dir(dir: &PathBuf, only: &Option<String>) -> Vec<(String, CsrMatrix<f64>)> {
+fn from_dir(dir: &std::path::Path, only: &Option<String>) -> Vec<(String, CsrMatrix<f64>)> {
     common::matrix_files(dir, only.as_deref())
         .into_iter()
         .map(|f| {

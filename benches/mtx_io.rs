@@ -14,7 +14,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use spmv_reorder_mtx::{
-    read_bytes, read_path, write, write_path, MatrixMarket, ReadOptions, WriteOptions,
+    read_bytes, read_path, write, write_path, MatrixMarket, OutputPlan, ReadOptions, WriteOptions,
 };
 use spmv_reorder_sparse::{AnyCsr, CsrMatrix, Value};
 use std::path::Path;
@@ -24,56 +24,87 @@ use std::time::Instant;
 #[global_allocator]
 static ALLOC: spmv_reorder_sparse::HugePageAlloc = spmv_reorder_sparse::HugePageAlloc;
 
+mod common;
+
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
+    let all: Vec<String> = std::env::args().skip(1).collect();
+    if all.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{}", common::usage(include_str!("mtx_io.rs")));
+        return;
+    }
+    // Flags are cargo's (`--bench`) or Criterion's; the modes are plain words.
+    let words: Vec<&str> = all
+        .iter()
+        .map(String::as_str)
         .filter(|a| !a.starts_with("--"))
         .collect();
-    let words: Vec<&str> = args.iter().map(String::as_str).collect();
     match words.as_slice() {
-        ["gen", out, nrows, nnz, rest @ ..] => {
-            let seed = rest.first().map_or(1, |s| s.parse().expect("seed"));
-            let real = random_matrix(
-                nrows.parse().expect("nrows"),
-                nnz.parse().expect("nnz"),
-                seed,
-            );
-            let m = match rest.get(1).copied().unwrap_or("real") {
-                "real" => real,
-                "integer" => with_matrix(real, |a| {
-                    AnyCsr::Integer(a.map_values(|v| (v.to_f64() * 2e6) as i64 - 1_000_000))
-                }),
-                "pattern" => with_matrix(real, |a| AnyCsr::Pattern(a.pattern())),
-                other => panic!("field {other}: expected real, integer or pattern"),
-            };
-            write_path(Path::new(out), &m, &WriteOptions::default()).expect("write");
-        }
+        ["gen", out, nrows, nnz, rest @ ..] => gen(out, nrows, nnz, rest),
         ["read", file, threads, reps] => {
             let opts = ReadOptions {
-                threads: Some(threads.parse().expect("threads")),
+                threads: Some(common::number("threads", threads, 1)),
                 ..Default::default()
             };
-            let read = || std::hint::black_box(read_path(Path::new(file), &opts).expect("read"));
+            let reps = common::number("reps", reps, 1);
+            let read = || std::hint::black_box(common::or_fail(read_path(Path::new(file), &opts)));
             // Untimed, as the write mode reads before it times: the reads timed find the
             // process as a library user's finds it after a first read (its allocator holding
             // freed memory), the state fast_matrix_market is timed in by `compare_fmm.py`.
             drop(read());
-            let times = repeat(reps.parse().expect("reps"), read);
+            let times = repeat(reps, read);
             report("read", &opts.threads, &times, file_len(file));
         }
         ["write", file, out, threads, reps] => {
-            let m = read_path(Path::new(file), &ReadOptions::default()).expect("read");
+            let mut plan = OutputPlan::new();
+            plan.input("FILE", Path::new(file));
+            common::or_fail(plan.output("OUT", Path::new(out)));
             let opts = WriteOptions {
-                threads: Some(threads.parse().expect("threads")),
+                threads: Some(common::number("threads", threads, 1)),
                 ..Default::default()
             };
-            let times = repeat(reps.parse().expect("reps"), || {
-                write_path(Path::new(out), &m, &opts).expect("write");
+            let reps = common::number("reps", reps, 1);
+            let m = common::or_fail(read_path(Path::new(file), &ReadOptions::default()));
+            let times = repeat(reps, || {
+                common::or_fail(write_path(Path::new(out), &m, &opts));
             });
             report("write", &opts.threads, &times, file_len(out));
         }
+        [mode @ ("gen" | "read" | "write"), ..] => common::fail(format!(
+            "{mode}: wrong number of arguments (--help shows each mode's)"
+        )),
         _ => criterion_cases(),
     }
+}
+
+/// The `gen` mode: a random file of `nrows` rows and about `nnz` entries, `[SEED [FIELD]]`.
+fn gen(out: &str, nrows: &str, nnz: &str, rest: &[&str]) {
+    if rest.len() > 2 {
+        common::fail("gen: OUT NROWS NNZ [SEED [FIELD]] (--help shows each mode's)");
+    }
+    let nrows: usize = common::number("nrows", nrows, 1);
+    let nnz: usize = common::number("nnz", nnz, 0);
+    if nrows > spmv_reorder_sparse::MAX_DIM {
+        common::fail(format!(
+            "nrows {nrows}: at most {}",
+            spmv_reorder_sparse::MAX_DIM
+        ));
+    }
+    let seed = rest.first().map_or(1, |s| common::number("seed", s, 0));
+    let field = rest.get(1).copied().unwrap_or("real");
+    if !["real", "integer", "pattern"].contains(&field) {
+        common::fail(format!("field {field}: expected real, integer or pattern"));
+    }
+    // The triplets, the assembled matrix and its copy in another field: about 64 bytes an entry.
+    common::check_memory(nnz as u128 * 64, format_args!("nnz {nnz}"));
+    let real = random_matrix(nrows, nnz, seed);
+    let m = match field {
+        "integer" => with_matrix(real, |a| {
+            AnyCsr::Integer(a.map_values(|v| (v.to_f64() * 2e6) as i64 - 1_000_000))
+        }),
+        "pattern" => with_matrix(real, |a| AnyCsr::Pattern(a.pattern())),
+        _ => real,
+    };
+    common::or_fail(write_path(Path::new(out), &m, &WriteOptions::default()));
 }
 
 /// A random `n x n` real general matrix with about `nnz` entries (duplicates merged), values
@@ -110,7 +141,7 @@ fn with_matrix(m: MatrixMarket, f: impl Fn(&CsrMatrix<f64>) -> AnyCsr) -> Matrix
 /// Times `f` `reps` times; what it returns is dropped after the clock stops (freeing a
 /// matrix is not part of reading it, and `compare_fmm.py` times fast_matrix_market so).
 fn repeat<R>(reps: usize, mut f: impl FnMut() -> R) -> Vec<f64> {
-    let mut times: Vec<f64> = (0..reps.max(1))
+    let mut times: Vec<f64> = (0..reps)
         .map(|_| {
             let t = Instant::now();
             let result = f();

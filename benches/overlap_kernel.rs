@@ -27,6 +27,8 @@ use std::time::Instant;
 #[global_allocator]
 static ALLOC: spmv_reorder_sparse::HugePageAlloc = spmv_reorder_sparse::HugePageAlloc;
 
+mod common;
+
 /// Command-line settings.
 struct Args {
     n: usize,
@@ -44,25 +46,29 @@ fn parse_args() -> Args {
         reps: 300,
         rounds: 7,
     };
-    let raw: Vec<String> = std::env::args().skip(1).collect();
-    let mut it = raw.iter();
-    while let Some(flag) = it.next() {
-        let mut value = || -> usize {
-            it.next()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or_else(|| panic!("{flag}: a number"))
-        };
+    let mut line = common::CommandLine::new(include_str!("overlap_kernel.rs"));
+    while let Some(flag) = line.next() {
         match flag.as_str() {
-            "--n" => args.n = value(),
-            "--windows" => args.windows = value(),
-            "--rows" => args.rows = value(),
-            "--reps" => args.reps = value(),
-            "--rounds" => args.rounds = value(),
-            // Flags cargo passes to every bench target.
-            "--bench" => {}
-            other => panic!("unknown argument {other}"),
+            "--n" => args.n = line.number("--n", 1),
+            "--windows" => args.windows = line.number("--windows", 1),
+            "--rows" => args.rows = line.number("--rows", 1),
+            "--reps" => args.reps = line.number("--reps", 1),
+            "--rounds" => args.rounds = line.number("--rounds", 1),
+            other => common::unknown(other),
         }
     }
+    if !(1..=3).contains(&args.rows) {
+        common::fail(format!("--rows {}: 1, 2 or 3", args.rows));
+    }
+    let rows = (args.n as u128).pow(3);
+    if args.windows as u128 * args.rows as u128 > rows {
+        common::fail(format!(
+            "--windows {} of {} rows: more than the {rows} rows of the {}³ grid",
+            args.windows, args.rows, args.n
+        ));
+    }
+    // The grid and its shuffle: 7 nonzeros a row of 12 bytes, offsets, and a copy.
+    common::check_memory(rows * 7 * 12 * 3, format_args!("--n {}", args.n));
     args
 }
 
@@ -83,11 +89,6 @@ fn main() {
     let grid = poisson3d(n, n, n).expect("grid dimensions");
     let (a, _) = shuffle_symmetric(&grid, 1).expect("square");
     let rows = args.rows;
-    assert!((1..=3).contains(&rows), "--rows: 1, 2 or 3");
-    assert!(
-        args.windows * rows <= a.nrows(),
-        "--windows: at most the grid's n³ rows in all"
-    );
     // Window `h`'s footprint: the sorted distinct columns of rows `rows·h ..`.
     let footprint = |h: usize| {
         let mut columns: Vec<u32> = (rows * h..(rows * h + rows).min(a.nrows()))

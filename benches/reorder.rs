@@ -10,6 +10,10 @@
 //!
 //! Generated cases (about 0.2-0.5M rows each): a 3D 7-point Poisson grid 60³, a 2D 5-point grid
 //! 700², a random geometric graph of 400k points; each shuffled by a random symmetric permutation.
+//! A file of `--dir` that does not read, or an ordering that fails on a matrix, is reported and
+//! left out, and the bench ends with exit status 1; `--time` (seconds, default 20) bounds each
+//! ordering, `--reps` (default 11) sets the rounds, `--ordering` (repeatable) is spelt as for
+//! `spmv-reorder evaluate`.
 
 use spmv_reorder_evaluate::evaluate::{
     evaluate_matrix, markdown_table, summarize, Candidate, EvaluateOptions, MatrixEvaluation,
@@ -80,7 +84,7 @@ fn cases(dir: &Option<PathBuf>) -> Vec<(String, CsrMatrix<f64>, bool)> {
                         Some((common::file_name(&f), m.matrix.to_real(), symmetric))
                     }
                     Err(e) => {
-                        eprintln!("skipping {e}");
+                        common::report(format!("skipping {e}"));
                         None
                     }
                 }
@@ -127,7 +131,7 @@ fn main() {
         eprintln!("{name}: {} rows, {} nonzeros", a.nrows(), a.nnz());
         match evaluate_matrix(&name, &a, symmetric, &opts) {
             Ok(e) => evals.push(e),
-            Err(e) => eprintln!("skipping {name}: {e}"),
+            Err(e) => common::report(format!("skipping {name}: {e}")),
         }
     }
     if evals.is_empty() {
@@ -155,4 +159,5 @@ fn main() {
     for (label, cost) in &s.median_reorder_spmv_equivalents {
         println!("median reordering cost, {label}: {cost:.0} SpMVs");
     }
+    common::finish();
 }

@@ -140,9 +140,18 @@ fn coverage_table(names: &[&str], periods: &[u64]) {
     println!();
 }
 
+mod common;
+
 fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
-    if std::env::args().any(|a| a == "--cost") {
+    let (mut quick, mut cost) = (false, false);
+    for word in common::CommandLine::new(include_str!("sampling.rs")) {
+        match word.as_str() {
+            "--quick" => quick = true,
+            "--cost" => cost = true,
+            other => common::unknown(other),
+        }
+    }
+    if cost {
         random_cost(100, 7);
     } else if quick {
         random_cost(50, 3);

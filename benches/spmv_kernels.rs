@@ -10,15 +10,19 @@
 //! nnz-balanced kernel, both on 1 thread: what the unsafe hot loop gains.
 //! Environment: `SPMV_BENCH_MATRICES` (directory of `*.mtx`/`*.mtx.gz`, default `matrices/`;
 //! `none` to skip), `SPMV_BENCH_POISSON` (grid side, default 100, i.e. 1M rows; 0 to skip),
-//! `SPMV_BENCH_THREADS` (parallel thread count, default all CPUs).
+//! `SPMV_BENCH_THREADS` (parallel thread count, default all CPUs), `SPMV_BENCH_REPS` (ratio
+//! mode's rounds, default 40). A folder without matrices, or a value that is not a number, is an
+//! error; a matrix that does not read is reported and left out (exit status 1 at the end).
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use spmv_reorder_sparse::CsrMatrix;
 use spmv_reorder_spmv::bench::BenchConfig;
 use spmv_reorder_spmv::stream::StreamConfig;
 use spmv_reorder_spmv::{Dispatch, Kernel, Par, Pinning, SpmvPlan, ThreadTeam, Topology};
-use std::path::PathBuf;
+use std::path::Path;
 use std::time::Instant;
+
+mod common;
 
 /// Large arrays on transparent huge pages, as the `spmv-reorder` binary has them.
 #[global_allocator]
@@ -44,43 +48,51 @@ fn matrices() -> Vec<(String, CsrMatrix<f64>)> {
     let dir = std::env::var("SPMV_BENCH_MATRICES")
         .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/matrices").to_owned());
     if dir != "none" {
-        let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-            .unwrap_or_default();
-        paths.retain(|p| {
-            p.to_string_lossy().ends_with(".mtx") || p.to_string_lossy().ends_with(".mtx.gz")
-        });
-        paths.sort();
-        for p in paths {
-            let name = p
-                .file_name()
-                .unwrap()
-                .to_string_lossy()
+        for p in common::matrix_files(Path::new(&dir), None) {
+            let name = common::file_name(&p)
                 .replace(".mtx.gz", "")
                 .replace(".mtx", "");
             match spmv_reorder_mtx::read_path(&p, &Default::default()) {
                 Ok(m) => out.push((name, m.matrix.to_real())),
-                Err(e) => eprintln!("skipping {}: {e}", p.display()),
+                Err(e) => common::report(format!("skipping {e}")),
             }
         }
     }
-    let side: usize = env_number("SPMV_BENCH_POISSON", 100);
-    if side > 0 {
-        let a = spmv_reorder_gen::poisson3d(side, side, side).expect("Poisson grid");
-        out.push((format!("poisson3d-{side}"), a));
+    if let Some(a) = poisson_grid() {
+        out.push((
+            format!("poisson3d-{}", env_number("SPMV_BENCH_POISSON", 100, 0)),
+            a,
+        ));
     }
     out
 }
 
-fn env_number(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+/// The 3D Poisson grid of side `SPMV_BENCH_POISSON` (none for 0), its size checked first.
+fn poisson_grid() -> Option<CsrMatrix<f64>> {
+    let side = env_number("SPMV_BENCH_POISSON", 100, 0);
+    if side == 0 {
+        return None;
+    }
+    // 7 nonzeros a row of 12 bytes, offsets, vectors and the sprs copy.
+    common::check_memory(
+        (side as u128).pow(3) * 7 * 12 * 3,
+        format_args!("SPMV_BENCH_POISSON={side}"),
+    );
+    Some(common::or_fail(spmv_reorder_gen::poisson3d(
+        side, side, side,
+    )))
+}
+
+/// The variable `name` as a number of at least `min`, `default` when unset.
+fn env_number(name: &str, default: usize, min: usize) -> usize {
+    match std::env::var(name) {
+        Ok(v) => common::number(name, &v, min),
+        Err(_) => default,
+    }
 }
 
 fn parallel_threads(topology: &Topology) -> usize {
-    env_number("SPMV_BENCH_THREADS", topology.pus.len()).clamp(1, topology.pus.len())
+    env_number("SPMV_BENCH_THREADS", topology.pus.len(), 1).min(topology.pus.len())
 }
 
 fn criterion_mode(c: &mut Criterion) {
@@ -199,7 +211,7 @@ fn ratio_mode() {
     let threads = parallel_threads(&topology);
     let team1 = ThreadTeam::new(&topology, 1, &Pinning::Compact).expect("team");
     let team_n = ThreadTeam::new(&topology, threads, &Pinning::Scatter).expect("team");
-    let reps = env_number("SPMV_BENCH_REPS", 40);
+    let reps = env_number("SPMV_BENCH_REPS", 40, 1);
     println!(
         "{:<16} {:>9} {:>10} {:>10} {:>10} {:>13} {:>8} {:>10} {:>13} {:>8} {:>9}",
         "matrix",
@@ -274,9 +286,8 @@ fn ratio_mode() {
         "\ndispatch overhead, 64-row tridiagonal product: {}",
         shown.join(", ")
     );
-    let side: usize = env_number("SPMV_BENCH_POISSON", 100);
-    if side > 0 {
-        let a = spmv_reorder_gen::poisson3d(side, side, side).expect("Poisson grid");
+    if let Some(a) = poisson_grid() {
+        let side = env_number("SPMV_BENCH_POISSON", 100, 0);
         let cfg = BenchConfig {
             threads,
             stream: Some(StreamConfig::default()),
@@ -308,8 +319,13 @@ fn ratio_mode() {
 }
 
 fn main() {
+    if std::env::args().any(|a| a == "--help" || a == "-h") {
+        println!("{}", common::usage(include_str!("spmv_kernels.rs")));
+        return;
+    }
     if std::env::args().any(|a| a == "--ratios") {
         ratio_mode();
+        common::finish();
         return;
     }
     let mut c = Criterion::default()
@@ -319,4 +335,5 @@ fn main() {
         .configure_from_args();
     criterion_mode(&mut c);
     c.final_summary();
+    common::finish();
 }

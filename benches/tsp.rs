@@ -17,7 +17,7 @@
 //! against the asymptotic optimal tour `0.7124·√(n·A)` (Beardwood-Halton-Hammersley constant as
 //! estimated by Johnson, McGeoch & Rothberg 1996).
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -25,6 +25,8 @@ use spmv_reorder_tsp::{
     lower_bound, path_cost, solve_path, CandidateLists, Construction, CostOracle, LocalSearch,
     PathSolution, SolverOptions, TourKind,
 };
+
+mod common;
 
 /// Large arrays on transparent huge pages, as the `spmv-reorder` binary has them.
 #[global_allocator]
@@ -201,72 +203,75 @@ struct Opts {
     files: Vec<String>,
 }
 
-fn parse(args: &[String]) -> Result<Opts, String> {
+fn parse(args: &[String]) -> Opts {
     let mut opts = Opts {
         k: None,
         only_chained: false,
         solver: SolverOptions::default(),
         files: Vec::new(),
     };
-    let mut it = args.iter();
-    let value = |it: &mut std::slice::Iter<String>, name: &str| {
-        it.next()
-            .ok_or_else(|| format!("{name} needs a value"))
-            .cloned()
-    };
-    let num = |s: String| s.parse::<f64>().map_err(|e| format!("{s}: {e}"));
-    while let Some(arg) = it.next() {
+    let mut words = args.iter();
+    while let Some(arg) = words.next() {
+        let mut value = |name: &str| -> String {
+            words.next().cloned().unwrap_or_else(|| {
+                common::fail(format!("{name} needs a value (--help lists them)"))
+            })
+        };
         match arg.as_str() {
-            "--k" => opts.k = Some(num(value(&mut it, "--k")?)? as usize),
-            "--kicks" => opts.solver.max_kicks = Some(num(value(&mut it, "--kicks")?)? as u64),
-            "--time" => {
-                opts.solver.time_limit =
-                    Some(Duration::from_secs_f64(num(value(&mut it, "--time")?)?))
+            "--k" => opts.k = Some(common::number("--k", &value("--k"), 1)),
+            "--kicks" => {
+                opts.solver.max_kicks = Some(common::number("--kicks", &value("--kicks"), 0))
             }
-            "--seed" => opts.solver.seed = num(value(&mut it, "--seed")?)? as u64,
+            "--time" => opts.solver.time_limit = Some(common::seconds("--time", &value("--time"))),
+            "--seed" => opts.solver.seed = common::number("--seed", &value("--seed"), 0),
             "--no-chain" => opts.solver.chained = false,
             "--ls" => {
-                opts.solver.local_search = match value(&mut it, "--ls")?.as_str() {
+                opts.solver.local_search = match value("--ls").as_str() {
                     "2opt" => LocalSearch::TwoOptOrOpt,
                     "lk" => LocalSearch::default(),
-                    other => return Err(format!("unknown local search {other}")),
+                    other => common::fail(format!("--ls {other}: 2opt or lk")),
                 }
             }
             "--tour" => {
-                opts.solver.tour = match value(&mut it, "--tour")?.as_str() {
+                opts.solver.tour = match value("--tour").as_str() {
                     "array" => TourKind::Array,
                     "two-level" => TourKind::TwoLevel,
                     "auto" => TourKind::Auto,
-                    other => return Err(format!("unknown tour {other}")),
+                    other => common::fail(format!("--tour {other}: array, two-level or auto")),
                 }
             }
             "--construction" => {
-                opts.solver.construction = match value(&mut it, "--construction")?.as_str() {
+                opts.solver.construction = match value("--construction").as_str() {
                     "greedy" => Construction::Greedy,
                     "nn" => Construction::NearestNeighbour,
                     "identity" => Construction::Identity,
-                    other => return Err(format!("unknown construction {other}")),
+                    other => {
+                        common::fail(format!("--construction {other}: greedy, nn or identity"))
+                    }
                 }
             }
-            "--lk" => {
-                // depth:breadth,breadth,...
-                let spec = value(&mut it, "--lk")?;
-                let (depth, breadth) = spec.split_once(':').unwrap_or((&spec, "1"));
-                opts.solver.local_search = LocalSearch::LinKernighan {
-                    depth: num(depth.to_string())? as usize,
-                    breadth: breadth
-                        .split(',')
-                        .map(|b| num(b.to_string()).map(|b| b as usize))
-                        .collect::<Result<_, _>>()?,
-                };
-            }
+            "--lk" => opts.solver.local_search = lin_kernighan(&value("--lk")),
             "--only-chained" => opts.only_chained = true,
-            "--kick-span" => opts.solver.kick_span = num(value(&mut it, "--kick-span")?)? as usize,
-            "--bench" => {}
+            "--kick-span" => {
+                opts.solver.kick_span = common::number("--kick-span", &value("--kick-span"), 0)
+            }
+            flag if flag.starts_with("--") => common::unknown(flag),
             file => opts.files.push(file.to_string()),
         }
     }
-    Ok(opts)
+    opts
+}
+
+/// `--lk DEPTH:B1,B2,..`: Lin-Kernighan of that depth and breadths (breadth 1 when not given).
+fn lin_kernighan(spec: &str) -> LocalSearch {
+    let (depth, breadth) = spec.split_once(':').unwrap_or((spec, "1"));
+    LocalSearch::LinKernighan {
+        depth: common::number("--lk depth", depth, 1),
+        breadth: breadth
+            .split(',')
+            .map(|b| common::number("--lk breadth", b, 1))
+            .collect(),
+    }
 }
 
 /// CPU seconds (user + system) of this process, from `/proc/self/stat` (0 where unavailable): the
@@ -293,7 +298,7 @@ struct Solved {
 
 fn solve(cands: &CandidateLists, oracle: &impl CostOracle, opts: &SolverOptions) -> Solved {
     let cpu = cpu_seconds();
-    let sol = solve_path(cands, oracle, opts, &mut |_| {}).expect("solver input is valid");
+    let sol = common::or_fail(solve_path(cands, oracle, opts, &mut |_| {}));
     println!("solve_cpu_s={:.2}", cpu_seconds() - cpu);
     Solved {
         sol,
@@ -325,46 +330,75 @@ fn print_solution(name: &str, n: usize, solved: &Solved, total_s: f64) {
     );
 }
 
-fn read_rows(path: &str) -> std::io::Result<Vec<Vec<u32>>> {
-    let text = std::fs::read_to_string(path)?;
+/// The rows of a `rows` file: the row count on its first line, then one line a row of its
+/// column indices. `FILE:LINE: what is wrong` for a token that is not an index, a count that does
+/// not match, or columns whose index would need more memory than there is.
+fn read_rows(path: &str) -> Result<Vec<Vec<u32>>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
     let mut lines = text.lines();
-    let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
     let n: usize = lines
         .next()
         .and_then(|l| l.trim().parse().ok())
-        .ok_or_else(|| bad("first line must be the row count"))?;
-    let rows: Vec<Vec<u32>> = lines
-        .take(n)
-        .map(|l| {
-            l.split_whitespace()
-                .filter_map(|t| t.parse().ok())
-                .collect()
-        })
-        .collect();
-    if rows.len() != n {
-        return Err(bad("fewer rows than announced"));
+        .ok_or_else(|| format!("{path}:1: the first line must be the row count"))?;
+    let mut rows = Vec::new();
+    for (i, line) in lines.enumerate() {
+        if rows.len() == n {
+            if line.trim().is_empty() {
+                continue;
+            }
+            return Err(format!(
+                "{path}:{}: more rows than the {n} announced",
+                i + 2
+            ));
+        }
+        let row = line
+            .split_whitespace()
+            .map(|t| t.parse::<u32>())
+            .collect::<Result<Vec<u32>, _>>()
+            .map_err(|e| format!("{path}:{}: {e}", i + 2))?;
+        rows.push(row);
     }
+    if rows.len() != n {
+        return Err(format!("{path}: {} rows, {n} announced", rows.len()));
+    }
+    let ncols = rows
+        .iter()
+        .flatten()
+        .map(|&c| c as u128 + 1)
+        .max()
+        .unwrap_or(0);
+    // The candidate search indexes rows by column: a few words a column.
+    common::check_memory(ncols * 32, format_args!("{path}: columns up to {ncols}"));
     Ok(rows)
 }
 
-fn run_rows(opts: &Opts) {
+/// Solves every file of `opts` with `solve_file`; a file that does not read is reported, the
+/// others solved, and the exit status is then 1 ([`common::finish`]).
+fn each_file(opts: &Opts, mut solve_file: impl FnMut(&str) -> Result<(), String>) {
+    if opts.files.is_empty() {
+        common::fail("no file given (--help shows the modes)");
+    }
     for path in &opts.files {
-        let rows = match read_rows(path) {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("{path}: {e}");
-                continue;
-            }
-        };
+        if let Err(e) = solve_file(path) {
+            common::report(e);
+        }
+    }
+    common::finish();
+}
+
+fn run_rows(opts: &Opts) {
+    each_file(opts, |path| {
+        let rows = read_rows(path)?;
         let t = Instant::now();
         let inst = RowInstance::from_rows(&rows);
         let cands = inst.candidates(opts.k.unwrap_or(10));
         let name = std::path::Path::new(path)
             .file_stem()
-            .map_or(path.clone(), |s| s.to_string_lossy().into_owned());
+            .map_or(path.to_string(), |s| s.to_string_lossy().into_owned());
         let sol = solve(&cands, &inst, &opts.solver);
         print_solution(&name, inst.len(), &sol, t.elapsed().as_secs_f64());
-    }
+        Ok(())
+    });
 }
 
 fn uniform_points(n: usize, seed: u64) -> Points {
@@ -477,75 +511,101 @@ fn run_poisson(m: usize, opts: &Opts) {
     );
 }
 
-/// Reads the `NODE_COORD_SECTION` of a TSPLIB `EUC_2D` file.
-fn read_tsplib(path: &str) -> std::io::Result<Points> {
-    let text = std::fs::read_to_string(path)?;
+/// Reads the `NODE_COORD_SECTION` of a TSPLIB `EUC_2D` file: its `DIMENSION` coordinates, each
+/// line `INDEX X Y`; another edge weight type, a malformed line or a count other than the
+/// dimension is an error naming the line.
+fn read_tsplib(path: &str) -> Result<Points, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
     let mut in_coords = false;
+    let mut dimension = None;
     let mut pts = Vec::new();
-    for line in text.lines() {
+    for (i, line) in text.lines().enumerate() {
         let line = line.trim();
-        if line.starts_with("NODE_COORD_SECTION") {
-            in_coords = true;
-        } else if line == "EOF" {
+        let at = |what: String| format!("{path}:{}: {what}", i + 1);
+        let header = |key: &str| {
+            line.strip_prefix(key)
+                .map(|v| v.trim_start().trim_start_matches(':').trim())
+        };
+        if line == "EOF" {
             break;
+        } else if line.starts_with("NODE_COORD_SECTION") {
+            in_coords = true;
+        } else if line.is_empty() {
+            continue;
         } else if in_coords {
-            let f: Vec<f64> = line
-                .split_whitespace()
-                .filter_map(|t| t.parse().ok())
-                .collect();
-            if let [_, x, y] = f[..] {
-                pts.push((x, y));
+            match line.split_whitespace().collect::<Vec<_>>()[..] {
+                [_, x, y] => match (x.parse::<f64>(), y.parse::<f64>()) {
+                    (Ok(x), Ok(y)) if x.is_finite() && y.is_finite() => pts.push((x, y)),
+                    _ => return Err(at(format!("coordinates `{x} {y}` are not numbers"))),
+                },
+                _ => return Err(at("expected `INDEX X Y`".into())),
             }
+        } else if let Some(kind) = header("EDGE_WEIGHT_TYPE") {
+            if kind != "EUC_2D" {
+                return Err(at(format!("EDGE_WEIGHT_TYPE {kind}: only EUC_2D is read")));
+            }
+        } else if let Some(d) = header("DIMENSION") {
+            dimension = Some(
+                d.parse::<usize>()
+                    .map_err(|e| at(format!("DIMENSION {d}: {e}")))?,
+            );
         }
     }
-    Ok(Points(pts))
+    match dimension {
+        Some(d) if d != pts.len() => Err(format!(
+            "{path}: DIMENSION {d}, {} coordinates in NODE_COORD_SECTION",
+            pts.len()
+        )),
+        _ if pts.is_empty() => Err(format!("{path}: no NODE_COORD_SECTION coordinates")),
+        _ => Ok(Points(pts)),
+    }
 }
 
 fn run_tsplib(opts: &Opts) {
-    for path in &opts.files {
-        match read_tsplib(path) {
-            Ok(pts) => {
-                let t = Instant::now();
-                let cands = pts.candidates(opts.k.unwrap_or(10));
-                let sol = solve(&cands, &pts, &opts.solver);
-                print_solution(path, pts.0.len(), &sol, t.elapsed().as_secs_f64());
-            }
-            Err(e) => eprintln!("{path}: {e}"),
-        }
-    }
+    each_file(opts, |path| {
+        let pts = read_tsplib(path)?;
+        let t = Instant::now();
+        let cands = pts.candidates(opts.k.unwrap_or(10));
+        let sol = solve(&cands, &pts, &opts.solver);
+        print_solution(path, pts.0.len(), &sol, t.elapsed().as_secs_f64());
+        Ok(())
+    });
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let (mode, rest) = match args.iter().position(|a| a != "--bench") {
-        Some(i) => (args[i].as_str(), &args[i + 1..]),
-        None => ("quick", &args[..0]),
+    let words = common::CommandLine::new(include_str!("tsp.rs")).rest();
+    let (mode, rest) = match words.split_first() {
+        Some((mode, rest)) => (mode.as_str(), rest),
+        None => ("quick", &words[..]),
     };
-    let opts = match parse(rest) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("tsp bench: {e}");
-            std::process::exit(2);
-        }
-    };
-    let size = |default: usize| {
-        opts.files
-            .first()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(default)
+    let opts = parse(rest);
+    // The size after `uniform` or `poisson`: the first word, else the default.
+    let size = |default: usize, min: usize| match &opts.files[..] {
+        [] => default,
+        [n] => common::number(mode, n, min),
+        [_, extra, ..] => common::unknown(extra),
     };
     match mode {
-        "uniform" => run_uniform(size(10_000), &opts),
-        "poisson" => run_poisson(size(100), &opts),
+        "uniform" => {
+            let n = size(10_000, 2);
+            // Points, candidates and tours: about 200 bytes a point.
+            common::check_memory(n as u128 * 200, format_args!("uniform {n}"));
+            run_uniform(n, &opts)
+        }
+        "poisson" => {
+            let m = size(100, 1);
+            // Rows of 7 columns, their candidates and tours: about 400 bytes a row.
+            common::check_memory((m as u128).pow(3) * 400, format_args!("poisson {m}"));
+            run_poisson(m, &opts)
+        }
         "rows" => run_rows(&opts),
         "tsplib" => run_tsplib(&opts),
-        "quick" => {
+        "quick" if opts.files.is_empty() => {
             run_uniform(10_000, &opts);
             run_poisson(40, &opts);
         }
-        other => {
-            eprintln!("tsp bench: unknown mode {other} (uniform, poisson, rows, tsplib)");
-            std::process::exit(2);
-        }
+        other => common::fail(format!(
+            "unknown mode `{other}` (uniform, poisson, rows, tsplib; --help shows them)"
+        )),
     }
 }

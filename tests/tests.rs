@@ -6,6 +6,7 @@ mod common;
 #[path = "fuzz/binary.rs"]
 mod binary_inputs;
 
+mod bench_command_line;
 mod binary;
 mod cli;
 mod locality;

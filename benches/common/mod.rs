@@ -25,15 +25,40 @@ fn target_name() -> String {
     }
 }
 
+/// Whether [`report`] printed an error: [`finish`] then exits with status 1.
+static REPORTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Prints `message` as the target's error, on stderr, and goes on (a matrix or file left out of
+/// the run); [`finish`] exits with status 1 after the rest is done.
+pub fn report(message: impl Display) {
+    REPORTED.store(true, std::sync::atomic::Ordering::Relaxed);
+    eprintln!("{}: error: {message}", target_name());
+}
+
+/// Exits with status 1 when an error was [`report`]ed: the run finished without it.
+pub fn finish() {
+    if REPORTED.load(std::sync::atomic::Ordering::Relaxed) {
+        std::process::exit(1);
+    }
+}
+
 /// Prints `message` as the target's error and exits with status 2.
 pub fn fail(message: impl Display) -> ! {
-    eprintln!("{}: error: {message}", target_name());
+    report(message);
     std::process::exit(2)
 }
 
-/// The value of `result`, or [`fail`] with its error.
-pub fn or_fail<T, E: Display>(result: Result<T, E>) -> T {
-    result.unwrap_or_else(|e| fail(e))
+/// The value of `result`, or [`fail`] with its error and the errors that caused it.
+pub fn or_fail<T, E: std::error::Error>(result: Result<T, E>) -> T {
+    result.unwrap_or_else(|e| {
+        let mut message = e.to_string();
+        let mut cause = e.source();
+        while let Some(c) = cause {
+            message += &format!(": {c}");
+            cause = c.source();
+        }
+        fail(message)
+    })
 }
 
 /// The target's documentation: the `//!` lines that open its `source` (`include_str!` of it).
