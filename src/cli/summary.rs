@@ -276,15 +276,13 @@ fn spmv(c: &Comparison) -> String {
         millis(c.after.median_s),
         c.speedup
     );
-    match (c.break_even_iterations, c.reorder_seconds) {
-        (Some(n), _) => {
-            text += &format!(", paid back after {} products", thousands(n.ceil() as u64));
-        }
-        (None, None) => {}
-        (None, Some(_)) if c.after.median_s < c.before.median_s => {
+    // A slower order needs no words beyond its speedup.
+    match c.break_even_iterations {
+        Some(n) => text += &format!(", paid back after {} products", thousands(n.ceil() as u64)),
+        None if c.reorder_seconds.is_some() && c.after.median_s < c.before.median_s => {
             text += ", within the spread of the timings: no gain to pay back";
         }
-        (None, Some(_)) => text += ", never paid back",
+        None => {}
     }
     text
 }
