@@ -91,10 +91,11 @@ def require_files(ap, paths, what="file"):
             ap.error(f"{what} {p}: not readable")
 
 
-def require_executable(ap, option, path):
-    """Ends with an argparse error when `path` (given by `option`) is not an executable file."""
+def require_executable(ap, option, path, build="cargo build --release"):
+    """Ends with an argparse error when `path` (given by `option`) is not an executable file;
+    `build` is the command that makes it."""
     if not os.path.isfile(path):
-        ap.error(f"{option} {path}: no such file (build it with `cargo build --release`)")
+        ap.error(f"{option} {path}: no such file (`{build}` builds it)")
     if not os.access(path, os.X_OK):
         ap.error(f"{option} {path}: not executable")
 
