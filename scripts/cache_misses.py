@@ -23,9 +23,13 @@ the fewest twin's misses over the best of those orderings (about the lowest rati
 reach).
 
 Usage: python3 scripts/cache_misses.py [--products P] [--ordering 'tsp' ...] [--ll BYTES]
-           [--best-of rcm,gp,nd] [--floor] [--json F] [FILE ...]
+           [--best-of rcm,gp,nd] [--floor] [--time-limit SECONDS] [--json F] [FILE ...]
        (default: every matrices/*.mtx.gz; orderings rcm, gorder, tsp, tsp random:0.02; an ordering is
-       spelled as for `evaluate --ordering`, e.g. 'auto', 'gp', 'tsp window=cache:32K')
+       spelled as for `evaluate --ordering`, e.g. 'auto', 'gp', 'tsp window=cache:32K': the method,
+       then a sampler, start=, window=, check=off, kicks=N, runs=, splits=, parts=, length-cost=,
+       rcm-start=; `kicks=n` has no command-line equivalent and is refused)
+Each TSP solve gets --time-limit seconds (10, as `evaluate`'s default). Where the matrix fits the
+simulated LL, LL misses per product are 0 and the LL ratios print "-".
 Needs valgrind and a release build (`cargo build --release`; or the binary named by $SPMV_REORDER_BIN).
 No Python packages.
 """
@@ -41,26 +45,34 @@ import subprocess
 import sys
 import tempfile
 
+from cli_common import positive_int, refuse_overwrite, require_files, write_atomically
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("SPMV_REORDER_BIN", os.path.join(ROOT, "target", "release", "spmv-reorder"))
 D1_AND_I1 = ["--D1=32768,8,64", "--I1=32768,8,64"]
 
 
-def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True)
+def run(cmd, on):
+    """Runs `cmd` on the file `on`; a failure ends the script with the child's stderr, then one
+    line naming the program, the file and the exit status."""
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        sys.exit(f"{os.path.basename(cmd[0])} failed on {on}: cannot run {cmd[0]}: {e.strerror}")
     if r.returncode != 0:
-        sys.exit(f"failed: {shlex.join(cmd)}\n{r.stderr}")
+        sys.stderr.write(r.stderr)
+        sys.exit(f"{os.path.basename(cmd[0])} failed on {on} (exit {r.returncode}): {shlex.join(cmd)}")
     return r
 
 
-def misses(matrix, iterations, tmp, ll_bytes):
-    """(D1 read misses, LL read misses) of one traced run."""
+def misses(matrix, iterations, tmp, ll_bytes, source):
+    """(D1 read misses, LL read misses) of one traced run of `matrix` (made from `source`)."""
     out = os.path.join(tmp, "cg.out")
     layout = os.path.join(tmp, "layout.json")
     run(["valgrind", "--tool=cachegrind", "--cache-sim=yes", *D1_AND_I1, f"--LL={ll_bytes},16,64",
          f"--cachegrind-out-file={out}",
          BIN, "trace-kernel", matrix, "--emit-layout", layout, "--iterations", str(iterations),
-         "--kernel", "per-row", "--threads", "1"])
+         "--kernel", "per-row", "--threads", "1"], source)
     events, summary = None, None
     with open(out) as f:
         for line in f:
@@ -111,66 +123,104 @@ def floor_twin(src, dst):
             out.write("".join(f"{i + 1} {c + 1}\n" for c in range(first, first + k)))
 
 
-def reorder(src, dst, spelling):
-    """Reorders `src` into `dst` with an ordering spelled as for `evaluate --ordering`."""
+# The changes of an `evaluate --ordering` spelling and the binary's options they stand for.
+OPTION_OF = {"start=": "--start", "window=": "--window", "kicks=": "--kicks", "runs=": "--length-runs",
+             "splits=": "--row-split-threads", "parts=": "--part-rows",
+             "length-cost=": "--length-change-cost", "rcm-start=": "--rcm-start"}
+
+
+def reorder_options(spelling):
+    """The binary's options for an ordering spelled as for `evaluate --ordering`; ValueError for a
+    change the binary has no option for."""
     words = spelling.split()
-    cmd = [BIN, src, "-o", dst, "-q", "--method", words[0], "--time-limit", "10"]
+    if not words:
+        raise ValueError("empty ordering")
+    options = ["--method", words[0]]
     for w in words[1:]:
-        if w.startswith("start="):
-            cmd += ["--start", w[len("start="):]]
-        elif w.startswith("window="):
-            cmd += ["--window", w[len("window="):]]
-        elif w == "check=off":
-            cmd += ["--no-cache-check"]
-        elif w.startswith("runs="):
-            cmd += ["--length-runs", w[len("runs="):]]
-        elif w.startswith("splits="):
-            cmd += ["--row-split-threads", w[len("splits="):]]
-        elif w.startswith("rcm-start="):
-            cmd += ["--rcm-start", w[len("rcm-start="):]]
+        prefix = next((p for p in OPTION_OF if w.startswith(p)), None)
+        if w == "check=off":
+            options += ["--no-cache-check"]
+        elif w == "kicks=n":
+            raise ValueError("kicks=n (one kick per window) has no command-line equivalent")
+        elif prefix:
+            options += [OPTION_OF[prefix], w[len(prefix):]]
+        elif "=" in w:
+            raise ValueError(f"unknown change {w!r}")
         else:
-            cmd += ["--sampler", w]
-    run(cmd)
+            options += ["--sampler", w]
+    return options
+
+
+def reorder(src, dst, spelling, time_limit, source):
+    """Reorders `src` (made from `source`) into `dst` with an ordering spelled as for
+    `evaluate --ordering`."""
+    run([BIN, src, "-o", dst, "-q", *reorder_options(spelling), "--time-limit", str(time_limit)],
+        source)
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("files", nargs="*", metavar="FILE",
+                    help="Matrix Market files, .mtx or .mtx.gz (default: every matrices/*.mtx.gz)")
+    ap.add_argument("--products", type=positive_int, default=5, metavar="P",
+                    help="products simulated beyond the first run's one (default 5)")
+    ap.add_argument("--ordering", action="append", default=None, metavar="SPEC",
+                    help="an ordering as for `evaluate --ordering` (repeat for several; default "
+                         "rcm, gorder, tsp, tsp random:0.02)")
+    ap.add_argument("--ll", type=positive_int, default=1 << 20, metavar="BYTES",
+                    help="simulated LL (L2) size in bytes (default 1048576)")
+    ap.add_argument("--best-of", default="", help="comma-separated orderings: the per-matrix best of them")
+    ap.add_argument("--floor", action="store_true", help="also simulate each ordered matrix's ideal-locality twin")
+    ap.add_argument("--time-limit", type=positive_int, default=10, metavar="SECONDS",
+                    help="time budget of each TSP solve (default 10, as evaluate's)")
+    ap.add_argument("--json", metavar="F", help="also write every figure to F (a new file or one "
+                    "this script wrote; never one of the inputs)")
+    args = ap.parse_args()
+    args.best_of = [b for b in args.best_of.split(",") if b]
+    args.files = args.files or sorted(glob.glob(os.path.join(ROOT, "matrices", "*.mtx.gz")))
+    if not args.files:
+        ap.error(f"no FILE given and no matrix in {os.path.join(ROOT, 'matrices')}")
+    require_files(ap, args.files)
+    orderings = args.ordering or ["rcm", "gorder", "tsp", "tsp random:0.02"]
+    for needed in reversed(["rcm"] + args.best_of):
+        if needed not in orderings:
+            orderings = [needed] + orderings
+    for spelling in orderings:
+        try:
+            reorder_options(spelling)
+        except ValueError as e:
+            ap.error(f"--ordering {spelling!r}: {e}")
+    args.ordering = orderings
+    if not os.path.exists(BIN):
+        sys.exit(f"{BIN} missing: run `cargo build --release` first")
+    if args.json:
+        refuse_overwrite(ap, "--json", args.json, [*args.files, BIN])
+    return args
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("files", nargs="*")
-    ap.add_argument("--products", type=int, default=5)
-    ap.add_argument("--ordering", action="append", default=None)
-    ap.add_argument("--ll", type=int, default=1 << 20, help="simulated LL (L2) size in bytes")
-    ap.add_argument("--best-of", default="", help="comma-separated orderings: the per-matrix best of them")
-    ap.add_argument("--floor", action="store_true", help="also simulate each ordered matrix's ideal-locality twin")
-    ap.add_argument("--json")
-    args = ap.parse_args()
-    best_of = [b for b in args.best_of.split(",") if b]
-    files = args.files or sorted(glob.glob(os.path.join(ROOT, "matrices", "*.mtx.gz")))
-    orderings = args.ordering or ["rcm", "gorder", "tsp", "tsp random:0.02"]
-    for needed in reversed(["rcm"] + best_of):
-        if needed not in orderings:
-            orderings = [needed] + orderings
-    if not os.path.exists(BIN):
-        sys.exit(f"{BIN} missing: run `cargo build --release` first")
+    args = parse_args()
+    files, best_of, orderings = args.files, args.best_of, args.ordering
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         print(f"{'matrix':<16} {'ordering':<22} {'D1 miss/SpMV':>13} {'LL miss/SpMV':>13} {'D1/nnz':>7} {'LL/nnz':>7}")
         for f in files:
             name = re.sub(r"\.mtx(\.gz)?$", "", os.path.basename(f))
             shuffled = os.path.join(tmp, "shuffled.mtx")
-            run([BIN, f, "-o", shuffled, "-q", "--method", "random", "--seed", "1"])
-            info = json.loads(run([BIN, "info", shuffled, "--json"]).stdout)
+            run([BIN, f, "-o", shuffled, "-q", "--method", "random", "--seed", "1"], f)
+            info = json.loads(run([BIN, "info", shuffled, "--json"], f).stdout)
             nnz = info["nnz"]
             for spelling in ["identity"] + orderings:
                 m = os.path.join(tmp, "ordered.mtx")
-                reorder(shuffled, m, spelling)
-                d1, ll = per_product(m, tmp, args)
+                reorder(shuffled, m, spelling, args.time_limit, f)
+                d1, ll = per_product(m, tmp, args, f)
                 result = {"matrix": name, "ordering": spelling, "nnz": nnz, "d1_misses": d1, "ll_misses": ll}
                 label = label_of(spelling)
                 print(f"{name:<16} {label:<22} {d1:>13.0f} {ll:>13.0f} {d1 / nnz:>7.3f} {ll / nnz:>7.3f}", flush=True)
                 if args.floor:
                     twin = os.path.join(tmp, "twin.mtx")
                     floor_twin(m, twin)
-                    result["floor_d1_misses"], result["floor_ll_misses"] = fd1, fll = per_product(twin, tmp, args)
+                    result["floor_d1_misses"], result["floor_ll_misses"] = fd1, fll = per_product(twin, tmp, args, f)
                     print(f"{'':<16} {'  its twin':<22} {fd1:>13.0f} {fll:>13.0f} {fd1 / nnz:>7.3f} {fll / nnz:>7.3f}",
                           flush=True)
                 results.append(result)
@@ -182,14 +232,13 @@ def main():
         if best_of:
             summarise_reach(results, best_of)
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(results, fh, indent=1)
+        write_atomically(args.json, lambda fh: json.dump(results, fh, indent=1))
 
 
-def per_product(matrix, tmp, args):
+def per_product(matrix, tmp, args, source):
     """(D1, LL) read misses of one product of `matrix`: the runs of 1 and 1 + P products differ by P."""
-    d1a, lla = misses(matrix, 1, tmp, args.ll)
-    d1b, llb = misses(matrix, 1 + args.products, tmp, args.ll)
+    d1a, lla = misses(matrix, 1, tmp, args.ll, source)
+    d1b, llb = misses(matrix, 1 + args.products, tmp, args.ll, source)
     return (d1b - d1a) / args.products, (llb - lla) / args.products
 
 
@@ -199,7 +248,18 @@ def label_of(spelling):
 
 
 def geometric_mean(ratios):
-    return math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else float("nan")
+    return math.exp(sum(map(math.log, ratios)) / len(ratios))
+
+
+def mean_or_why(ratios, key):
+    """The geometric mean of `ratios` printed to 3 digits, or "-" and why there is none: a ratio
+    needs misses on both sides, and a matrix that fits the simulated cache has none after the
+    first product."""
+    if ratios:
+        return f"{geometric_mean(ratios):.3f}"
+    if key.startswith("ll"):
+        return "-      no matrix with LL misses: each fits the simulated LL (--ll)"
+    return "-      no matrix with D1 misses"
 
 
 def summarise_floor(results, spellings):
@@ -209,9 +269,8 @@ def summarise_floor(results, spellings):
         for key in ["d1_misses", "ll_misses"]:
             ratios = [r[key] / r["floor_" + key] for r in results
                       if r["ordering"] == spelling and r[key] > 0 and r["floor_" + key] > 0]
-            gm = geometric_mean(ratios)
             label = label_of(spelling)
-            print(f"  {label:<22} {key:<10} {gm:.3f}")
+            print(f"  {label:<22} {key:<10} {mean_or_why(ratios, key)}")
 
 
 def summarise_reach(results, reference):
@@ -228,7 +287,8 @@ def summarise_reach(results, reference):
             best = min(r[key] for r in rows if r["ordering"] in reference)
             if twin > 0 and best > 0:
                 ratios.append(twin / best)
-        print(f"  {key:<10} {geometric_mean(ratios):.3f}  (over {len(ratios)} matrices)")
+        over = f"  (over {len(ratios)} matrices)" if ratios else ""
+        print(f"  {key:<10} {mean_or_why(ratios, key)}{over}")
 
 
 def summarise(results, spellings, reference, what):
@@ -243,9 +303,9 @@ def summarise(results, spellings, reference, what):
                 a, b = get[spelling][key], min(get[ref][key] for ref in reference)
                 if a > 0 and b > 0:
                     ratios.append(a / b)
-            gm = geometric_mean(ratios)
             label = label_of(spelling)
-            print(f"  {label:<22} {key:<10} {gm:.3f}  (fewer on {sum(r < 1 for r in ratios)} of {len(ratios)})")
+            fewer = f"  (fewer on {sum(r < 1 for r in ratios)} of {len(ratios)})" if ratios else ""
+            print(f"  {label:<22} {key:<10} {mean_or_why(ratios, key)}{fewer}")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,9 @@ symmetric permutation P A P^T:
 and the values the Rust example printed are checked against these (a mismatch aborts). Times are the
 best of --repeat runs of the ordering alone: ours includes building the graph of A + A^T; sprs and
 scipy get A + A^T ready-made (sprs's own A + A^T time is printed separately as "sprs+sym").
+"ours" starts each component at a pseudo-peripheral node; `spmv-reorder --method rcm` starts at
+the node of least degree (docs/cli.md), which is the "ours-md" column. Non-square matrices are
+skipped; an error when none is left.
 
 Usage: python3 scripts/compare_rcm.py [--repeat R] [FILE ...]   (default: matrices/*.mtx.gz)
 Needs numpy and scipy (e.g. python3 -m venv /tmp/v && /tmp/v/bin/pip install numpy scipy).
@@ -25,7 +28,6 @@ import gzip
 import json
 import math
 import os
-import subprocess
 import sys
 import time
 
@@ -34,6 +36,8 @@ import scipy.io
 import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
+from cli_common import positive_int, require_files, run_child
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUST_METHODS = ["rcm", "rcm-min-degree", "sprs-rcm"]
 
@@ -41,8 +45,11 @@ RUST_METHODS = ["rcm", "rcm-min-degree", "sprs-rcm"]
 def read_pattern(path):
     """The 0/1 pattern of the matrix in `path` (gzip or plain), as CSR with sorted indices."""
     opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        a = scipy.io.mmread(f)
+    try:
+        with opener(path, "rb") as f:
+            a = scipy.io.mmread(f)
+    except (OSError, ValueError, EOFError) as e:
+        sys.exit(f"compare_rcm.py: {path}: cannot read it: {e}")
     a = sp.csr_matrix(a)
     a.data = np.ones_like(a.data, dtype=np.int8)
     a.eliminate_zeros()
@@ -74,7 +81,8 @@ def measures(a, s, perm):
 def run_rust(method, path, repeat):
     cmd = ["cargo", "run", "--release", "-q", "-p", "spmv-reorder-peers", "--example", "order", "--",
            method, path, "--perm", "--repeat", str(repeat)]
-    out = subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    out = run_child(cmd, f"the order example ({method})", path, cwd=ROOT, capture_output=True,
+                    text=True).stdout
     return json.loads(out)
 
 
@@ -133,7 +141,8 @@ def print_table(rows):
     def geomean(xs):
         return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
-    print("\n## summary\n")
+    print("\n## summary (ours: RCM from a pseudo-peripheral node; the command line's default "
+          "`--method rcm` starts at the least degree: ours-md)\n")
     for k, title in enumerate(["bandwidth", "profile", "D"]):
         for other in ["scipy", "sprs-rcm"]:
             wins = sum(r["rcm"][k] <= r[other][k] for r in rows)
@@ -149,12 +158,17 @@ def print_table(rows):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("files", nargs="*")
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("files", nargs="*", metavar="FILE",
+                        help="Matrix Market files, .mtx or .mtx.gz (default: matrices/*.mtx.gz)")
+    parser.add_argument("--repeat", type=positive_int, default=5,
+                        help="runs of each ordering; the best time is kept (default 5)")
     args = parser.parse_args()
     files = args.files or sorted(glob.glob(os.path.join(ROOT, "matrices", "*.mtx.gz")))
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "spmv-reorder-peers", "--example",
-                    "order"], cwd=ROOT, check=True)
+    if not files:
+        parser.error(f"no FILE given and no matrix in {os.path.join(ROOT, 'matrices')}")
+    require_files(parser, files)
+    run_child(["cargo", "build", "--release", "-q", "-p", "spmv-reorder-peers", "--example",
+               "order"], "cargo build", "the order example", cwd=ROOT)
     rows = []
     for f in files:
         r = compare(os.path.abspath(f), args.repeat)
@@ -163,6 +177,8 @@ def main():
             continue
         print(f"{r['matrix']}: done", file=sys.stderr)
         rows.append(r)
+    if not rows:
+        sys.exit("compare_rcm.py: no square matrix among the inputs")
     print_table(rows)
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The default order against the peers a scipy user would pick, timed with Intel MKL's SpMV.
 
-For each Matrix Market file of a folder (or the generated set, see --generate), this script computes
+For each Matrix Market file (.mtx or .mtx.gz) of a folder (or the generated set, see --generate), this script computes
 the orders an independent user would try:
   - scipy's reverse Cuthill-McKee (scipy.sparse.csgraph.reverse_cuthill_mckee on A + A^T);
   - METIS's k-way partition order (pymetis, parts of 256 rows, rows numbered part by part);
@@ -14,11 +14,13 @@ mkl_sparse_d_mv through sparse_dot_mkl, at 1 and 2 threads, in alternating round
 prints per matrix the median times, the best peer, and the default's ratio to the target
 max(0.91 x best peer, 1.05 x floor); then the geometric mean of default / target over the shuffled
 matrices (at most 1: met) and, for the matrices as generated, the default's time over the input's.
+A matrix counts as shuffled when its file name contains "shuffled". Times are in milliseconds per
+product (the median of the rounds, each the mean of 5 products).
 
 Usage:
   python3 scripts/mkl_eval.py --generate DIR [--bin target/release/spmv-reorder]  # write the set, evaluate
   python3 scripts/mkl_eval.py DIR [--only NAME] [--reps 7] [--threads 1,2] [--also LABEL=OPTIONS]
-                               [--jumbled-floor 64,512] [--copies 2]
+                               [--jumbled-floor 64,512] [--copies 2] [--bin BINARY]
 
 --copies N times N copies of every matrix, each in memory of its own, and pools their samples:
 where a copy's arrays land moves R-MAT's time by up to 11% at 1 thread.
@@ -37,10 +39,11 @@ import ctypes
 import glob
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
+
+from cli_common import matrices_in, positive_int, positive_int_list, require_executable, run_child
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUN_BLOCK = 128
@@ -63,9 +66,13 @@ def mkl_library():
         found = sorted(glob.glob(os.path.join(sys.prefix, "lib", "libmkl_rt.so*")))
         if found:
             os.environ["MKL_RT"] = found[0]
-    import sparse_dot_mkl  # noqa: F401  (loads MKL)
+    try:
+        import sparse_dot_mkl  # noqa: F401  (loads MKL)
 
-    return ctypes.CDLL(os.environ["MKL_RT"])
+        return ctypes.CDLL(os.environ["MKL_RT"])
+    except (ImportError, KeyError, OSError) as e:
+        sys.exit(f"mkl_eval.py needs sparse_dot_mkl and MKL's libmkl_rt (pip install mkl "
+                 f"sparse_dot_mkl, or set MKL_RT): {e}")
 
 
 def load(path):
@@ -73,7 +80,12 @@ def load(path):
     import numpy as np
     import scipy.sparse as sp
 
-    a = fmm.mmread(path)
+    try:
+        a = fmm.mmread(path)
+    except (OSError, ValueError, RuntimeError) as e:
+        sys.exit(f"mkl_eval.py: {path}: cannot read it: {e}")
+    if a.shape[0] != a.shape[1]:
+        sys.exit(f"mkl_eval.py: {path}: {a.shape[0]} x {a.shape[1]}, not square")
     a = sp.csr_matrix(a, dtype=np.float64)
     a.sum_duplicates()
     a.sort_indices()
@@ -225,10 +237,8 @@ def default_order(binary, path, options=()):
 
     with tempfile.TemporaryDirectory() as tmp:
         perm, report = os.path.join(tmp, "p.txt"), os.path.join(tmp, "r.json")
-        subprocess.run(
-            [binary, path, "--perm-out", perm, "--report", report, "--quiet", *options],
-            check=True,
-        )
+        run_child([binary, path, "--perm-out", perm, "--report", report, "--quiet", *options],
+                  "spmv-reorder", path)
         order = np.loadtxt(perm, comments="%", dtype=np.int64) - 1
         with open(report) as f:
             seconds = json.load(f)["reorder_seconds"]
@@ -275,6 +285,7 @@ def evaluate(path, binary, mkl, threads, reps, also=(), jumble=(), copies=1):
     mats = {"input": a} | {k: permute(a, p) for k, p in orders.items()}
     print(f"\n## {os.path.basename(path)}: {a.shape[0]} rows, {a.nnz} nonzeros; "
           f"default ordered in {cost:.2f} s")
+    print("median ms per product (MKL):")
     print(f"{'threads':8}" + "".join(f"{k:>15}" for k in mats) + f"{'floor':>15}")
     ratios = {}
     for t in threads:
@@ -311,53 +322,64 @@ def generate(folder, binary):
             if os.path.exists(path):
                 continue
             extra = ["--shuffle", "1"] if shuffled else []
-            subprocess.run([binary, "gen", *spec, *extra, "-o", path], check=True)
+            run_child([binary, "gen", *spec, *extra, "-o", path], "spmv-reorder gen", path)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("dir", nargs="?", help="folder of .mtx files")
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dir", nargs="?", help="folder of Matrix Market files (.mtx, .mtx.gz)")
     ap.add_argument("--generate", metavar="DIR", help="write the generated set to DIR and use it")
-    ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "spmv-reorder"))
-    ap.add_argument("--only", help="only files whose name contains this")
-    ap.add_argument("--reps", type=int, default=7)
-    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "spmv-reorder"),
+                    metavar="BINARY", help="the spmv-reorder binary (default: the release build)")
+    ap.add_argument("--only", metavar="NAME", help="only files whose name contains this")
+    ap.add_argument("--reps", type=positive_int, default=7,
+                    help="timed rounds per matrix and thread count; medians over them (default 7)")
+    ap.add_argument("--threads", type=positive_int_list, default=[1, 2], metavar="T,...",
+                    help="MKL thread counts, each at least 1 (default 1,2)")
     ap.add_argument("--also", action="append", default=[], metavar="LABEL=OPTIONS",
                     help="also time spmv-reorder's order with these options, e.g. "
                          "'peripheral=--rcm-start peripheral'")
-    ap.add_argument("--copies", type=int, default=1, metavar="N",
+    ap.add_argument("--copies", type=positive_int, default=1, metavar="N",
                     help="time N copies of each matrix in fresh memory (placement noise)")
     ap.add_argument("--jumbled-floor", default="", metavar="B,...",
                     help="also time the floor with the columns of each block of B permuted")
     args = ap.parse_args()
     try:
-        jumble = [int(j) for j in args.jumbled_floor.split(",") if j]
+        args.jumble = [int(j) for j in args.jumbled_floor.split(",") if j]
     except ValueError:
         ap.error(f"--jumbled-floor {args.jumbled_floor!r}: expected block sizes like 64,512")
-    if any(j < 1 for j in jumble):
+    if any(j < 1 for j in args.jumble):
         ap.error(f"--jumbled-floor {args.jumbled_floor!r}: block sizes are at least 1")
-    if args.copies < 1:
-        ap.error(f"--copies {args.copies}: at least 1")
-    folder = args.generate or args.dir
-    if not folder:
+    args.folder = args.generate or args.dir
+    if not args.folder:
         ap.error("give a folder or --generate DIR")
-    also = []
+    args.also_options = []
     for spec in args.also:
         label, sep, options = spec.partition("=")
         if not sep or not label:
             ap.error(f"--also {spec!r}: expected LABEL=OPTIONS")
-        if label in RESERVED_LABELS or label in (a for a, _ in also):
+        if label in RESERVED_LABELS or label in (a for a, _ in args.also_options):
             ap.error(f"--also {spec!r}: the label {label!r} is taken")
-        also.append((label, options.split()))
+        args.also_options.append((label, options.split()))
+    require_executable(ap, "--bin", args.bin)
+    if args.generate and os.path.exists(args.generate) and not os.path.isdir(args.generate):
+        ap.error(f"--generate {args.generate}: not a folder")
+    if not args.generate:
+        args.files = matrices_in(ap, args.folder, args.only)
+    return ap, args
+
+
+def main():
+    ap, args = parse_args()
+    threads = args.threads
     if args.generate:
         generate(args.generate, args.bin)
+        args.files = matrices_in(ap, args.folder, args.only)
     mkl = mkl_library()
-    threads = [int(t) for t in args.threads.split(",")]
-    files = sorted(glob.glob(os.path.join(folder, "*.mtx")))
-    files = [f for f in files if not args.only or args.only in os.path.basename(f)]
     shuffled, natural = {t: [] for t in threads}, {t: [] for t in threads}
-    for f in files:
-        r = evaluate(f, args.bin, mkl, threads, args.reps, also, jumble, args.copies)
+    for f in args.files:
+        r = evaluate(f, args.bin, mkl, threads, args.reps, args.also_options, args.jumble,
+                     args.copies)
         for t, (to_target, to_input) in r.items():
             (shuffled if "shuffled" in os.path.basename(f) else natural)[t].append(
                 (to_target, to_input))

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Python package's tests: builds `pip install ./python` into a virtual environment under target/
 # (maturin, numpy, scipy and pytest come from the package registry) and runs pytest on
-# python/tests. Called by scripts/test.sh after the Rust tests, whose release build gives the
-# command-line binary the tests compare with.
+# python/tests, then on scripts/tests (the helper scripts' command lines). Called by
+# scripts/test.sh after the Rust tests, whose release build gives the command-line binary the
+# tests compare with.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Without its `bench` feature the package's native module links no system library.
@@ -20,3 +21,5 @@ pip=("$venv/bin/python" -m pip --disable-pip-version-check --quiet)
 "${pip[@]}" install --force-reinstall --no-deps ./python
 export SPMV_REORDER_BIN="$PWD/target/release/spmv-reorder"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
+# The helper scripts' command lines: their error paths, each a cheap subprocess.
+"$venv/bin/python" -m pytest -q -p no:cacheprovider scripts/tests

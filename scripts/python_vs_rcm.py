@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
+import sys
 import tempfile
 import time
 
@@ -31,7 +31,7 @@ import scipy.io
 import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
-import spmv_reorder
+from cli_common import positive_int, require_executable, require_files, run_child
 
 
 def cli_round_trip(cli, a, workdir):
@@ -39,7 +39,7 @@ def cli_round_trip(cli, a, workdir):
     path = os.path.join(workdir, "a.mtx")
     perm_path = os.path.join(workdir, "perm.txt")
     scipy.io.mmwrite(path, a)
-    subprocess.run([cli, path, "--perm-out", perm_path, "--quiet"], check=True)
+    run_child([cli, path, "--perm-out", perm_path, "--quiet"], "spmv-reorder", path)
     return np.loadtxt(perm_path, comments="%", dtype=np.int64) - 1
 
 
@@ -86,8 +86,11 @@ def spmv_seconds(matrices, x_of, reps, min_seconds=0.05):
     return {n: statistics.median(s) for n, s in per_product.items()}
 
 
-def measure(path, cli, reps, shuffle):
-    a = spmv_reorder.mmread(path)
+def measure(spmv_reorder, path, cli, reps, shuffle):
+    try:
+        a = spmv_reorder.mmread(path)
+    except (OSError, ValueError) as e:
+        sys.exit(f"python_vs_rcm.py: {path}: cannot read it: {e}")
     if shuffle is not None:
         q = np.random.default_rng(shuffle).permutation(a.shape[0])
         a = a[q][:, q]
@@ -120,18 +123,27 @@ def measure(path, cli, reps, shuffle):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("matrices", nargs="+")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("matrices", nargs="+", metavar="MATRIX", help="Matrix Market files (.mtx, .mtx.gz)")
     ap.add_argument("--cli", required=True, help="the spmv-reorder binary")
-    ap.add_argument("--reps", type=int, default=7)
-    ap.add_argument("--shuffle", type=int, default=None,
+    ap.add_argument("--reps", type=positive_int, default=7,
+                    help="alternating rounds of each contender; medians over them (default 7)")
+    ap.add_argument("--shuffle", type=int, default=None, metavar="SEED",
                     help="shuffle rows and columns symmetrically with this seed first")
     args = ap.parse_args()
+    require_files(ap, args.matrices)
+    require_executable(ap, "--cli", args.cli)
+    if args.shuffle is not None and args.shuffle < 0:
+        ap.error(f"--shuffle {args.shuffle}: a seed is at least 0")
+    try:
+        import spmv_reorder
+    except ImportError as e:
+        sys.exit(f"python_vs_rcm.py needs the spmv_reorder package (pip install ./python): {e}")
     print("| matrix | rows | nnz | reorder(A) s | CLI round trip s | RCM s | "
           "SpMV input us | SpMV spmv-reorder us | SpMV RCM us | spmv-reorder / RCM speed |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for path in args.matrices:
-        a, order_s, spmv = measure(path, args.cli, args.reps, args.shuffle)
+        a, order_s, spmv = measure(spmv_reorder, path, args.cli, args.reps, args.shuffle)
         name = os.path.basename(path).split(".")[0]
         print(f"| {name} | {a.shape[0]:,} | {a.nnz:,} | {order_s['reorder']:.3f} | "
               f"{order_s['cli']:.3f} | {order_s['rcm']:.3f} | {spmv['input'] * 1e6:.0f} | "

@@ -16,8 +16,10 @@ column index, f64 value) plus 8 per row.
 
 Run from the repository root, one job at a time (each is heavy; on a shared machine, niced):
     nice -n 19 python3 scripts/scale.py [--workdir /tmp/spmv_scale] [--matrices rmat22,poisson3d229]
-        [--methods auto,rcm,degree,identity,random,gp,nd,tsp,gorder] [--fmm] [--threads 2]
-The binary is target/release/spmv-reorder (cargo build --release first) unless --binary says.
+        [--methods auto,rcm,degree,identity,random,gp,nd,tsp,gorder] [--bench-methods M,...]
+        [--threads 2] [--timeout SECONDS] [--fmm [--reps 2] [--mtx-io MTX_IO]] [--binary BINARY]
+The binary is this repository's target/release/spmv-reorder (cargo build --release first) unless
+--binary says.
 """
 
 import argparse
@@ -29,11 +31,14 @@ import subprocess
 import sys
 import time
 
+from cli_common import choice_list, positive_float, positive_int, require_executable
+
 MATRICES = {
     # name: (gen arguments, rows, approximate expanded nonzeros)
     "rmat22": (["rmat", "--scale", "22"], 1 << 22, 130_000_000),
     "poisson3d229": (["poisson3d", "--nx", "229"], 229**3, 7 * 229**3),
 }
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 
@@ -73,21 +78,34 @@ def gib(b):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--workdir", default="/tmp/spmv_scale")
-    p.add_argument("--matrices", default=",".join(MATRICES))
-    p.add_argument("--methods", default="auto,rcm,degree,identity,random,gp,nd,tsp,gorder")
-    p.add_argument("--threads", default="2")
+    p.add_argument("--workdir", default="/tmp/spmv_scale",
+                   help="folder of the generated matrices, outputs, reports and logs")
+    p.add_argument("--matrices", type=choice_list(tuple(MATRICES)), default=list(MATRICES),
+                   metavar="M,...", help=f"some of {', '.join(MATRICES)} (default both)")
+    p.add_argument("--methods", default="auto,rcm,degree,identity,random,gp,nd,tsp,gorder",
+                   help="comma-separated methods, each run on each matrix")
+    p.add_argument("--threads", type=positive_int, default=2, help="threads of each run (default 2)")
     p.add_argument("--fmm", action="store_true", help="also compare reading with fast_matrix_market")
-    p.add_argument("--reps", type=int, default=2)
-    p.add_argument("--binary", default="target/release/spmv-reorder")
-    p.add_argument("--timeout", type=float, help="seconds after which a method's run is stopped")
-    p.add_argument("--bench-methods", help="the methods run with --bench (default: all)")
+    p.add_argument("--reps", type=positive_int, default=2,
+                   help="reads of each side with --fmm; the best is kept (default 2)")
+    p.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "spmv-reorder"),
+                   help="the spmv-reorder binary (default: this repository's release build)")
+    p.add_argument("--timeout", type=positive_float, metavar="SECONDS",
+                   help="seconds after which a method's run is stopped")
+    p.add_argument("--bench-methods", help="the methods run with --bench (default: all; none: no method)")
     p.add_argument("--mtx-io", help="the mtx_io bench executable for --fmm (default: build it)")
     a = p.parse_args()
+    if os.path.exists(a.workdir) and not os.path.isdir(a.workdir):
+        p.error(f"--workdir {a.workdir}: not a folder")
+    if not [m for m in a.methods.split(",") if m]:
+        p.error("--methods: no method given")
+    require_executable(p, "--binary", a.binary)
+    if a.mtx_io:
+        require_executable(p, "--mtx-io", a.mtx_io, "cargo bench --bench mtx_io --no-run")
     os.makedirs(a.workdir, exist_ok=True)
     print(f"machine: {os.cpu_count()} CPUs, {available_bytes() / 2**30:.1f} GiB available; "
           f"load average {os.getloadavg()[0]:.1f}", flush=True)
-    for name in a.matrices.split(","):
+    for name in a.matrices:
         gen_args, rows, nnz = MATRICES[name]
         csr = csr_bytes(rows, nnz)
         # Generating holds the triplets and the CSR matrix; the job holds about 3x CSR.
@@ -105,7 +123,7 @@ def main():
             print(f"{name}: generated in {s:.1f} s, peak {gib(peak)} GiB", flush=True)
         print(f"{name}: {path}, {os.path.getsize(path) / 1e9:.2f} GB; CSR about {gib(csr)} GiB",
               flush=True)
-        for method in a.methods.split(","):
+        for method in [m for m in a.methods.split(",") if m]:
             run_method(a, name, path, method, csr)
         if a.fmm:
             compare_reading(a, path)
@@ -117,7 +135,7 @@ def run_method(a, name, path, method, csr):
     log = os.path.join(a.workdir, f"{name}-{method}.log")
     bench = a.bench_methods is None or method in a.bench_methods.split(",")
     s, peak, rc = timed_run([a.binary, path, "-o", out, *(["--bench"] if bench else []), "--method",
-                             method, "--threads", a.threads, "--report", report, "--quiet"], log,
+                             method, "--threads", str(a.threads), "--report", report, "--quiet"], log,
                             a.timeout)
     if rc is None:
         print(f"{name} {method}: stopped after {s:.0f} s (--timeout), unfinished", flush=True)

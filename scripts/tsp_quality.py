@@ -9,22 +9,22 @@ asymptotic optimal tour 0.7124*sqrt(n*A).
 
 Usage (throwaway venv; tests never need Python):
     python3 -m venv /tmp/tspvenv && /tmp/tspvenv/bin/pip install elkai numpy scipy
-    /tmp/tspvenv/bin/python scripts/tsp_quality.py [--matrices a,b,...] [--runs R] [--no-uniform]
-        [-- extra options for the Rust solver, e.g. --kicks 20000 --time 10]
+    /tmp/tspvenv/bin/python scripts/tsp_quality.py [--matrices a,b,...] [--runs R] [--lkh-time S]
+        [--no-uniform] [--cache FILE] [-- extra options for the Rust solver, e.g. --kicks 20000 --time 10]
+
+LKH-3's results are cached in --cache, keyed by the SHA-256 of the instance (the rows file both
+solvers get), LKH's runs and time limit: a matrix changed under the same name is solved anew.
 """
 import argparse
+import hashlib
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
 
-import elkai
-import numpy as np
-import scipy.io
-import scipy.sparse as sp
+from cli_common import positive_int, run_child, write_atomically
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_MATRICES = (
@@ -34,6 +34,10 @@ DEFAULT_MATRICES = (
 
 
 def row_sets(name):
+    import numpy as np
+    import scipy.io
+    import scipy.sparse as sp
+
     a = scipy.io.mmread(os.path.join(ROOT, "matrices", name + ".mtx.gz"))
     a = sp.csr_matrix(a)
     a.sum_duplicates()
@@ -43,6 +47,8 @@ def row_sets(name):
 
 
 def distance_matrix(pattern):
+    import numpy as np
+
     sizes = np.diff(pattern.indptr).astype(np.int64)
     overlap = (pattern @ pattern.T).toarray().astype(np.int64)
     return sizes[:, None] + sizes[None, :] - 2 * overlap
@@ -58,6 +64,9 @@ def write_rows(pattern, path):
 
 def lkh_path_cost(d, runs, time_limit):
     """LKH-3 through elkai on `d` plus a dummy node; `time_limit` (seconds, LKH's TIME_LIMIT) or None."""
+    import elkai
+    import numpy as np
+
     n = d.shape[0]
     full = np.zeros((n + 1, n + 1), dtype=np.int64)
     full[:n, :n] = d
@@ -74,54 +83,116 @@ def lkh_path_cost(d, runs, time_limit):
     return int(sum(d[path[i], path[i + 1]] for i in range(n - 1)))
 
 
-def run_bench(args):
+def run_bench(args, on):
     cmd = ["cargo", "bench", "--quiet", "--bench", "tsp", "--"] + args
-    out = subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    out = run_child(cmd, "cargo bench --bench tsp", on, cwd=ROOT, capture_output=True,
+                    text=True).stdout
     return out.splitlines()
+
+
+def non_negative_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: a finite number, at least 0")
+    return value
+
+
+def content_hash(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def load_cache(path):
+    if not os.path.exists(path):
+        return {}
+    try:
+        with open(path) as f:
+            cache = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"tsp_quality.py: --cache {path}: unreadable ({e}); remove it or name another")
+    if not isinstance(cache, dict):
+        sys.exit(f"tsp_quality.py: --cache {path}: not a cache of this script; name another")
+    return cache
 
 
 def fields(line):
     return dict(re.findall(r"(\S+)=(\S+)", line))
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--matrices", default=DEFAULT_MATRICES)
-    ap.add_argument("--runs", type=int, default=1, help="LKH runs")
-    ap.add_argument("--lkh-time", type=float, default=60.0,
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--matrices", default=DEFAULT_MATRICES,
+                    help="comma-separated names of matrices/NAME.mtx.gz (default: 14 of them)")
+    ap.add_argument("--runs", type=positive_int, default=1, help="LKH runs (default 1)")
+    ap.add_argument("--lkh-time", type=non_negative_float, default=60.0,
                     help="LKH TIME_LIMIT in seconds for instances above 1000 nodes (0: none)")
-    ap.add_argument("--no-uniform", action="store_true")
-    ap.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "tsp_quality_lkh.json"),
-                    help="LKH results are cached here (keyed by matrix and runs)")
-    ap.add_argument("rust", nargs="*", help="extra options for the Rust solver")
+    ap.add_argument("--no-uniform", action="store_true",
+                    help="skip the random uniform instances of 10,000 and 100,000 points")
+    ap.add_argument("--cache",
+                    default=os.path.join(tempfile.gettempdir(), f"tsp_quality_lkh-{os.getuid()}.json"),
+                    help="LKH results are cached here (keyed by the instance's SHA-256, runs and "
+                         "time limit)")
+    ap.add_argument("rust", nargs="*", help="extra options for the Rust solver (after --)")
     opts = ap.parse_args()
-    tmp = tempfile.mkdtemp(prefix="tsp_quality_")
-    names = [m for m in opts.matrices.split(",") if m]
-    lkh = {}
-    files = []
-    cache = json.load(open(opts.cache)) if os.path.exists(opts.cache) else {}
+    opts.names = [m for m in opts.matrices.split(",") if m]
+    if not opts.names:
+        ap.error("--matrices: no name given")
+    for name in opts.names:
+        if not os.path.isfile(os.path.join(ROOT, "matrices", name + ".mtx.gz")):
+            ap.error(f"--matrices: no matrices/{name}.mtx.gz")
+    if os.path.isdir(opts.cache):
+        ap.error(f"--cache {opts.cache}: a folder, not a file")
+    try:
+        import elkai  # noqa: F401
+        import numpy  # noqa: F401
+        import scipy  # noqa: F401
+    except ImportError as e:
+        sys.exit(f"tsp_quality.py needs elkai, numpy and scipy (pip install elkai numpy scipy): {e}")
+    return opts
+
+
+def main():
+    opts = parse_args()
+    with tempfile.TemporaryDirectory(prefix="tsp_quality_") as tmp:
+        lkh, files = solve_lkh(opts, tmp)
+        compare(opts, lkh, files)
+
+
+def solve_lkh(opts, tmp):
+    """Writes each matrix's rows file under `tmp` and returns LKH's (n, cost, seconds) per name,
+    from the cache when the same instance was solved with the same settings."""
+    lkh, files = {}, []
+    cache = load_cache(opts.cache)
     print(f"{'matrix':<12} {'n':>6} {'LKH-3':>9} {'ours':>9} {'ratio':>7} {'bound':>9} {'lkh_s':>7} {'ours_s':>7} {'our_cpu':>7}")
-    for name in names:
+    for name in opts.names:
         pattern = row_sets(name)
         n = pattern.shape[0]
+        path = os.path.join(tmp, name + ".rows")
+        write_rows(pattern, path)
+        files.append(path)
         time_limit = opts.lkh_time if n > 1000 and opts.lkh_time > 0 else None
-        key = f"{name}/runs={opts.runs}"
-        if key not in cache and time_limit:
+        key = f"{name}/sha256={content_hash(path)}/runs={opts.runs}"
+        if time_limit:
             key += f"/time_limit={time_limit}"
         if key not in cache:
             d = distance_matrix(pattern)
             t = time.time()
             cache[key] = (n, lkh_path_cost(d, opts.runs, time_limit), time.time() - t)
-            with open(opts.cache, "w") as f:
-                json.dump(cache, f)
+            write_atomically(opts.cache, lambda f: json.dump(cache, f))
         lkh[name] = tuple(cache[key])
-        print(f"LKH-3 {key}: cost {lkh[name][1]}, {lkh[name][2]:.1f} s", flush=True)
-        path = os.path.join(tmp, name + ".rows")
-        write_rows(pattern, path)
-        files.append(path)
+        print(f"LKH-3 {name}: cost {lkh[name][1]}, {lkh[name][2]:.1f} s", flush=True)
+    return lkh, files
+
+
+def compare(opts, lkh, files):
+    """Runs our solver on the rows files and prints each ratio to LKH's cost, then the uniform
+    instances unless --no-uniform."""
     ratios = []
     cpu = 0.0
-    for line in run_bench(["rows"] + files + opts.rust):
+    for line in run_bench(["rows"] + files + opts.rust, ", ".join(opts.names)):
         f = fields(line)
         if "solve_cpu_s" in f:
             cpu = float(f["solve_cpu_s"])
@@ -139,7 +210,7 @@ def main():
               f" (targets: mean <= 1.01, each <= 1.03)")
     if not opts.no_uniform:
         for n in (10_000, 100_000):
-            for line in run_bench(["uniform", str(n)] + opts.rust):
+            for line in run_bench(["uniform", str(n)] + opts.rust, f"uniform {n}"):
                 if "cost/(0.7124" in line:
                     print(line + "  (target <= 1.05)")
                 else:
