@@ -524,10 +524,9 @@ pub(crate) fn check_len(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Permutation;
 
-    /// The offsets that the unchecked kernels rely on are checked in every build (tests run in
-    /// release): a matrix with fewer values than column indices, or an offset past the arrays,
-    /// would otherwise be read outside its arrays.
+    /// Rows by the billion: their offsets are an error when memory cannot hold them.
     #[test]
     fn offsets_beyond_memory_are_an_error_not_an_abort() {
         // 64 GiB of offsets: refused where the machine cannot hold them (not built where it can).
@@ -537,6 +536,9 @@ mod tests {
         }
     }
 
+    /// The offsets that the unchecked kernels rely on are checked in every build (tests run in
+    /// release): a matrix with fewer values than column indices, or an offset past the arrays,
+    /// would otherwise be read outside its arrays.
     #[test]
     fn unchecked_construction_still_checks_the_offsets() {
         let built = |row_ptr: Vec<usize>, cols: Vec<u32>, values: Vec<f64>| {
@@ -550,7 +552,6 @@ mod tests {
         assert!(!built(vec![0, 2], vec![0, 1], vec![1.0, 2.0]));
         assert!(!built(vec![0, 1, 1], vec![0, 1], vec![1.0, 2.0]));
     }
-    use crate::Permutation;
 
     fn example() -> CsrMatrix<f64> {
         // SPEC section 2 worked example, values = 1..
