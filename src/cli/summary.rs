@@ -280,7 +280,7 @@ fn spmv(c: &Comparison) -> String {
     match c.break_even_iterations {
         Some(n) => text += &format!(", paid back after {} products", thousands(n.ceil() as u64)),
         None if c.reorder_seconds.is_some() && c.after.median_s < c.before.median_s => {
-            text += ", within the spread of the timings: no gain to pay back";
+            text += ", a gain within the timings' spread";
         }
         None => {}
     }
