@@ -1,5 +1,7 @@
-//! spmv-reorder: reorder a sparse matrix so that `y = A·x` runs faster, by grouping rows that touch
-//! the same columns of `x` (windows of locality) and ordering them along a Lin-Kernighan TSP path.
+//! spmv-reorder: reorder a sparse matrix so that `y = A·x` runs faster. By default RCM's order or
+//! the input's, whichever a cache model of the `x` reads prices lower, with rows then sorted by
+//! length; on request METIS orders, Gorder, or rows that touch the same columns of `x`
+//! (windows of locality) laid out along a Lin-Kernighan TSP path.
 //!
 //! This crate is a facade: each concern lives in its own crate, re-exported here.
 //!

@@ -31,16 +31,25 @@ fn main() -> ExitCode {
                 return usage_error(usage);
             }
             // A closed pipe (e.g. `| head`) is not a failure of ours.
-            if err.chain().any(|c| {
-                c.downcast_ref::<std::io::Error>()
-                    .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-            }) {
+            if closed_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
             cli::messages::report("error", &format!("{err:#}"));
             ExitCode::from(1)
         }
     }
+}
+
+/// Whether `err` is a write to a pipe whose reader has gone: directly, or through the JSON
+/// writer, which wraps the operating system's error in its own.
+fn closed_pipe(err: &anyhow::Error) -> bool {
+    use std::io::ErrorKind::BrokenPipe;
+    err.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>()
+                .is_some_and(|e| e.io_error_kind() == Some(BrokenPipe))
+    })
 }
 
 /// Help and version go to stdout (exit 0); a bad command line gets clap's message, with the

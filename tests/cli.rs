@@ -795,6 +795,20 @@ fn command_lines_found_wrong_after_parsing_exit_with_2() {
     let args = ["apply", "-", "--perm", "-", "-o", "x.mtx"];
     assert_usage_error(&args, dir.path(), "standard input (-) can feed only one");
     assert!(!dir.path().join("x.mtx").exists());
+    // `sample` parses its sampler after clap, as the reordering's clap parser does.
+    let input = matrix("bcsstk04.mtx.gz");
+    for spec in ["dast-sim:bogus=1", "random:2"] {
+        let args = [
+            "sample",
+            input.to_str().unwrap(),
+            "--sampler",
+            spec,
+            "-o",
+            "s.mtx",
+        ];
+        assert_usage_error(&args, dir.path(), "invalid value");
+    }
+    assert!(!dir.path().join("s.mtx").exists());
 }
 
 #[test]

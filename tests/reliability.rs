@@ -343,6 +343,18 @@ fn every_subcommand_that_prints_exits_quietly_on_a_closed_pipe() {
     small_matrix(d, "in.mtx");
     std::fs::create_dir(d.join("m")).unwrap();
     small_matrix(&d.join("m"), "a.mtx");
+    let bench = vec![
+        "bench",
+        "in.mtx",
+        "--reps",
+        "1",
+        "--warmup",
+        "0",
+        "--stream-mb",
+        "0",
+        "--threads",
+        "1",
+    ];
     for args in [
         vec!["--help"],
         vec!["in.mtx", "--time-limit", "1"],
@@ -352,20 +364,13 @@ fn every_subcommand_that_prints_exits_quietly_on_a_closed_pipe() {
         vec!["sample", "in.mtx", "--sampler", "random:0.5", "-o", "s.mtx"],
         vec!["sample", "in.mtx", "--sampler", "random:0.5", "-o", "-"],
         vec!["trace-kernel", "in.mtx", "--emit-layout", "l.json"],
-        vec![
-            "bench",
-            "in.mtx",
-            "--reps",
-            "1",
-            "--warmup",
-            "0",
-            "--stream-mb",
-            "0",
-            "--threads",
-            "1",
-        ],
+        bench.clone(),
+        [&bench[..], &["--json"][..]].concat(),
         vec!["stream", "--array-mb", "1", "--reps", "1", "--threads", "1"],
         vec!["topology"],
+        // JSON is written through its own writer, which wraps the pipe's error.
+        vec!["topology", "--json"],
+        vec!["info", "in.mtx", "--json"],
         vec![
             "evaluate",
             "m",

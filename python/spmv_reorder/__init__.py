@@ -1,8 +1,9 @@
 """Reorder sparse matrices so that ``y = A @ x`` runs faster.
 
-The ordering of spmv-reorder (windows of locality laid out along a Lin-Kernighan TSP path, with a
-cache model choosing between that path, reverse Cuthill-McKee and the input order) for scipy
-users, in the conventions of ``scipy.sparse.csgraph``::
+The orderings of spmv-reorder for scipy users, in the conventions of ``scipy.sparse.csgraph``: by
+default reverse Cuthill-McKee's order or the input's, whichever a cache model of the ``x`` reads
+prices lower, with rows then sorted by length; on request METIS partition and nested
+dissection, Gorder, or windows of locality laid out along a Lin-Kernighan TSP path::
 
     import scipy.sparse as sp, spmv_reorder
     A = spmv_reorder.mmread("matrix.mtx")

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 /// Arguments of `spmv-reorder apply`.
 #[derive(Debug, clap::Args)]
 pub struct ApplyArgs {
-    /// Input Matrix Market file (`.mtx`, `.mtx.gz`, `-` for stdin).
+    /// Input matrix (Matrix Market `.mtx`/`.mtx.gz`, scipy `.npz`, PETSc `.petsc`; `-`: Matrix Market on stdin).
     input: PathBuf,
     /// The row permutation: one index per line; `%` lines are comments.
     ///
@@ -35,7 +35,8 @@ pub struct ApplyArgs {
     /// Line i holds the new position of row i (old -> new, as METIS's .iperm).
     #[arg(long)]
     inverse: bool,
-    /// Where to write the permuted matrix (`.gz` compresses, `-` is stdout).
+    /// Where to write the permuted matrix, in the format of its extension (`.mtx`, `.mtx.gz`,
+    /// `.npz`, `.petsc`; `-`: Matrix Market on stdout).
     #[arg(short, long, value_name = "OUT")]
     output: PathBuf,
     /// Threads, from 1 to the CPUs this process may use (default: all of them).

@@ -1,4 +1,4 @@
-//! `spmv-reorder bench`: time the parallel SpMV kernels on a Matrix Market file, next to a STREAM
+//! `spmv-reorder bench`: time the parallel SpMV kernels on a matrix file, next to a STREAM
 //! triad measured in the same run, optionally before and after a reordering.
 
 use anyhow::Context;
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// Arguments of `spmv-reorder bench`.
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
-    /// The matrix (Matrix Market, optionally gzipped).
+    /// The matrix (Matrix Market `.mtx`/`.mtx.gz`, scipy `.npz`, PETSc `.petsc`; `-`: Matrix Market on stdin).
     file: PathBuf,
     #[command(flatten)]
     team: super::team::TeamArgs,

@@ -43,7 +43,8 @@ pub struct EvaluateArgs {
     /// most N Chained Lin-Kernighan kicks; `kicks=n`: one per window), `runs=B` (rows sorted by
     /// length in blocks of B after ordering, `runs=0` for none: see `--length-runs`), `splits=N`
     /// (even row splits, `splits=0` for none: see `--row-split-threads`), `length-cost=W` (see
-    /// `--length-change-cost`). E.g.
+    /// `--length-change-cost`), `parts=N` (see `--part-rows`), `rcm-start=S` (see
+    /// `--rcm-start`). E.g.
     /// `--ordering rcm --ordering 'tsp start=rcm'`. The identity (the baseline) is always
     /// included; an ordering may not be given twice.
     #[arg(long = "ordering", value_name = "SPEC")]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 /// Arguments of `spmv-reorder info`.
 #[derive(Debug, clap::Args)]
 pub struct InfoArgs {
-    /// Matrix Market file (`.mtx`, `.mtx.gz`, or `-` for stdin).
+    /// The matrix (Matrix Market `.mtx`/`.mtx.gz`, scipy `.npz`, PETSc `.petsc`; `-`: Matrix Market on stdin).
     file: PathBuf,
     /// Also report D_w for these windows: `1`, a window size `N`, `var`, or `cache[:BYTES]`.
     #[arg(long, value_name = "SPEC")]

@@ -27,11 +27,12 @@ use std::time::{Duration, Instant};
 #[derive(Debug, clap::Args)]
 #[command(next_help_heading = "Reordering")]
 pub struct ReorderArgs {
-    /// Input Matrix Market file (`.mtx`, `.mtx.gz`, `-` for stdin).
+    /// Input matrix (Matrix Market `.mtx`/`.mtx.gz`, scipy `.npz`, PETSc `.petsc`; `-`: Matrix Market on stdin).
     input: Option<PathBuf>,
     /// Where to write the reordered matrix.
     ///
-    /// `.gz` compresses, `-` is stdout. Without it, only the summary is printed. The file is
+    /// The format follows the extension (`.mtx`, `.mtx.gz` compressed, `.npz`, `.petsc`; `-` is
+    /// stdout, in Matrix Market). Without it, only the summary is printed. The file is
     /// written to a temporary name and renamed; it may not name the input or another output.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// Arguments of `spmv-reorder sample`.
 #[derive(Debug, clap::Args)]
 pub struct SampleArgs {
-    /// The matrix (Matrix Market, optionally gzipped).
+    /// The matrix (Matrix Market `.mtx`/`.mtx.gz`, scipy `.npz`, PETSc `.petsc`; `-`: Matrix Market on stdin).
     file: PathBuf,
     /// The sampler: random:P | dast-sim[:period=N,threshold=C,threads=T,kernel=K,...] |
     /// dast-perf[:period=N,ldlat=C,...] | trace:perf-script=FILE,layout=FILE[,...] |
@@ -36,7 +36,12 @@ pub struct SampleArgs {
 
 /// Runs `spmv-reorder sample`.
 pub fn run(args: SampleArgs) -> anyhow::Result<()> {
-    let spec: SamplerSpec = args.sampler.parse()?;
+    let spec: SamplerSpec = args.sampler.parse().map_err(|e| {
+        super::usage_error(
+            "sample",
+            format!("invalid value '{}' for '--sampler': {e}", args.sampler),
+        )
+    })?;
     // The statistics go to stderr when the sample itself goes to stdout.
     let stats_on_stdout = args.output != Path::new("-");
     let mut plan = OutputPlan::new();

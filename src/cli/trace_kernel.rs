@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 /// Arguments of `spmv-reorder trace-kernel`.
 #[derive(Debug, clap::Args)]
 pub struct TraceKernelArgs {
-    /// The matrix (Matrix Market, optionally gzipped).
+    /// The matrix (Matrix Market `.mtx`/`.mtx.gz`, scipy `.npz`, PETSc `.petsc`; `-`: Matrix Market on stdin).
     file: PathBuf,
     /// Where to write the layout (JSON): written before the first iteration, rewritten after the
     /// last with each iteration's CLOCK_MONOTONIC time window.

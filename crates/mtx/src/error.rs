@@ -324,8 +324,8 @@ pub enum ParseError {
         /// Entries announced.
         expected: u64,
     },
-    /// A row or column index is not a positive integer.
-    #[error("bad {axis} index `{found}` (expected a positive integer)")]
+    /// A row or column index is not a whole number.
+    #[error("bad {axis} index `{found}` (expected a whole number)")]
     BadIndex {
         /// `"row"` or `"column"`.
         axis: &'static str,

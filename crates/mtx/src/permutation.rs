@@ -207,6 +207,16 @@ fn parse_permutation_as(
     Ok(p.expect("validated above"))
 }
 
+/// One index of a permutation file: digits, or a number written as a float whose value is a whole
+/// number below 2^53 (`numpy.savetxt` writes integers as `1.751000000000000000e+03` unless given
+/// `fmt="%d"`).
+fn permutation_index(word: &[u8]) -> Option<u64> {
+    parse_u64(word).or_else(|| {
+        let v: f64 = std::str::from_utf8(word).ok()?.parse().ok()?;
+        (v >= 0.0 && v.fract() == 0.0 && v < 9_007_199_254_740_992.0).then_some(v as u64)
+    })
+}
+
 /// The indices of a permutation file with their line numbers, comments and blank lines skipped.
 fn index_lines(bytes: &[u8]) -> Result<Vec<(u64, u64)>, MtxError> {
     let mut indices: Vec<(u64, u64)> = Vec::new();
@@ -223,7 +233,7 @@ fn index_lines(bytes: &[u8]) -> Result<Vec<(u64, u64)>, MtxError> {
                     .map_err(|_| MtxError::at(line_no, ParseError::NotUtf8))?;
                 continue;
             }
-            [word] => parse_u64(word).ok_or_else(|| {
+            [word] => permutation_index(word).ok_or_else(|| {
                 let kind = match std::str::from_utf8(line) {
                     Ok(_) => ParseError::BadIndex {
                         axis: "permutation",
@@ -304,6 +314,22 @@ mod tests {
         // numpy's `savetxt(..., header=...)` comments with `#`.
         std::fs::write(&path, "# new_to_old + 1\n3\n1\n#\n4\n2\n").unwrap();
         assert_eq!(read_permutation(&path).unwrap(), p);
+    }
+
+    /// `numpy.savetxt` without `fmt="%d"` writes integers as floats: whole values are read.
+    #[test]
+    fn whole_numbers_written_as_floats_are_indices() {
+        assert_eq!(
+            parse("3.000000000000000000e+00\n1.0\n4\n2e0\n"),
+            Ok(vec![2, 0, 3, 1])
+        );
+        for bad in ["1.5", "-1.0", "inf", "nan", "1e300", "0x1"] {
+            assert_eq!(
+                parse(&format!("2\n{bad}\n")),
+                Err((2, "bad_index")),
+                "{bad}"
+            );
+        }
     }
 
     #[test]
