@@ -494,6 +494,25 @@ fn options_asking_for_too_much_memory_or_threads_are_refused() {
             vec!["gen", "rmat", "--scale", "31", "-o", "x.mtx"],
             "generating",
         ),
+    ] {
+        assert_clean_failure(
+            run_capped(&args, d, 2048, Stdio::null()),
+            needle,
+            &format!("{args:?}"),
+        );
+    }
+    // Out of range at parse time: exit 2, with the range in the message.
+    for (args, needle) in [
+        (vec!["in.mtx", "--time-limit", "1e300"], "at most 31536000"),
+        (
+            vec!["evaluate", ".", "--time-limit", "1e300"],
+            "at most 31536000",
+        ),
+        (vec!["in.mtx", "--threads", "100000"], "from 1 to"),
+        (
+            vec!["in.mtx", "--sampler", "dast-sim:threads=100000"],
+            "1024 simulated threads",
+        ),
         (
             vec![
                 "sample",
@@ -515,25 +534,6 @@ fn options_asking_for_too_much_memory_or_threads_are_refused() {
                 "s.mtx",
             ],
             "at most 1G",
-        ),
-    ] {
-        assert_clean_failure(
-            run_capped(&args, d, 2048, Stdio::null()),
-            needle,
-            &format!("{args:?}"),
-        );
-    }
-    // Out of range at parse time: exit 2, with the range in the message.
-    for (args, needle) in [
-        (vec!["in.mtx", "--time-limit", "1e300"], "at most 31536000"),
-        (
-            vec!["evaluate", ".", "--time-limit", "1e300"],
-            "at most 31536000",
-        ),
-        (vec!["in.mtx", "--threads", "100000"], "from 1 to"),
-        (
-            vec!["in.mtx", "--sampler", "dast-sim:threads=100000"],
-            "1024 simulated threads",
         ),
         (
             vec!["in.mtx", "--sampler", "dast-perf:threads=100000"],
