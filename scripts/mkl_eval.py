@@ -117,7 +117,11 @@ def metis_partition_order(a, s):
     import pymetis
 
     parts = max(2, -(-a.shape[0] // PART_ROWS))
-    _, membership = pymetis.part_graph(parts, xadj=s.indptr, adjncy=s.indices)
+    if hasattr(pymetis, "CSRAdjacency"):
+        graph = {"adjacency": pymetis.CSRAdjacency(s.indptr, s.indices)}
+    else:  # an older pymetis takes the arrays themselves
+        graph = {"xadj": s.indptr, "adjncy": s.indices}
+    _, membership = pymetis.part_graph(parts, **graph)
     return np.argsort(np.asarray(membership), kind="stable").astype(np.int64)
 
 
