@@ -132,18 +132,6 @@ fn process_stat(n: usize) -> Option<u64> {
     rest.split_whitespace().nth(n - 3)?.parse().ok()
 }
 
-/// CPU time of the process's threads so far, in nanoseconds (`/proc/self/task/*/schedstat`, first
-/// field): `/proc/self/stat` counts clock ticks of 10 ms, coarser than a small case's whole build.
-/// The thread pool's threads live as long as the process, so none of the time measured is lost.
-fn process_cpu_time() -> Option<Duration> {
-    let mut nanos = 0u64;
-    for task in std::fs::read_dir("/proc/self/task").ok()? {
-        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
-        nanos += stat.split_whitespace().next()?.parse::<u64>().ok()?;
-    }
-    Some(Duration::from_nanos(nanos))
-}
-
 /// Minor page faults of the process so far: first writes to fresh pages, microseconds each on a
 /// virtual machine, which is why the graph keeps its arrays small.
 fn page_faults() -> u64 {
@@ -161,7 +149,7 @@ fn timed<R>(reps: usize, mut f: impl FnMut() -> R) -> (Duration, Duration, R) {
     let mut last = f();
     let reps = reps.max(1);
     let mut times = Vec::with_capacity(reps);
-    let cpu_start = process_cpu_time().unwrap_or_default();
+    let cpu_start = common::process_cpu_time();
     for _ in 0..reps {
         let t = Instant::now();
         let result = f();
@@ -169,10 +157,7 @@ fn timed<R>(reps: usize, mut f: impl FnMut() -> R) -> (Duration, Duration, R) {
         // The previous result is freed outside the timed region: its drop is not this run's work.
         last = result;
     }
-    let cpu = process_cpu_time()
-        .unwrap_or_default()
-        .saturating_sub(cpu_start)
-        / reps as u32;
+    let cpu = common::process_cpu_time().saturating_sub(cpu_start) / reps as u32;
     times.sort();
     (times[times.len() / 2], cpu, last)
 }

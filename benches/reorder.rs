@@ -78,16 +78,8 @@ fn cases(dir: &Option<PathBuf>) -> Vec<(String, CsrMatrix<f64>, bool)> {
         Some(d) => common::matrix_files(d, None)
             .into_iter()
             .filter_map(|f| {
-                match spmv_reorder_mtx::read_path(&f, &spmv_reorder_mtx::ReadOptions::default()) {
-                    Ok(m) => {
-                        let symmetric = m.header.symmetry.is_triangular();
-                        Some((common::file_name(&f), m.matrix.to_real(), symmetric))
-                    }
-                    Err(e) => {
-                        common::report(format!("skipping {e}"));
-                        None
-                    }
-                }
+                let (a, symmetric) = common::read_matrix_or_skip(&f)?;
+                Some((common::file_name(&f), a, symmetric))
             })
             .collect(),
         None => vec![

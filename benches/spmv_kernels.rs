@@ -52,23 +52,20 @@ fn matrices() -> Vec<(String, CsrMatrix<f64>)> {
             let name = common::file_name(&p)
                 .replace(".mtx.gz", "")
                 .replace(".mtx", "");
-            match spmv_reorder_mtx::read_path(&p, &Default::default()) {
-                Ok(m) => out.push((name, m.matrix.to_real())),
-                Err(e) => common::report(format!("skipping {e}")),
+            if let Some((a, _)) = common::read_matrix_or_skip(&p) {
+                out.push((name, a));
             }
         }
     }
-    if let Some(a) = poisson_grid() {
-        out.push((
-            format!("poisson3d-{}", env_number("SPMV_BENCH_POISSON", 100, 0)),
-            a,
-        ));
+    if let Some((side, a)) = poisson_grid() {
+        out.push((format!("poisson3d-{side}"), a));
     }
     out
 }
 
-/// The 3D Poisson grid of side `SPMV_BENCH_POISSON` (none for 0), its size checked first.
-fn poisson_grid() -> Option<CsrMatrix<f64>> {
+/// The 3D Poisson grid of side `SPMV_BENCH_POISSON` (none for 0), its size checked first, with
+/// its side.
+fn poisson_grid() -> Option<(usize, CsrMatrix<f64>)> {
     let side = env_number("SPMV_BENCH_POISSON", 100, 0);
     if side == 0 {
         return None;
@@ -78,9 +75,10 @@ fn poisson_grid() -> Option<CsrMatrix<f64>> {
         (side as u128).pow(3) * 7 * 12 * 3,
         format_args!("SPMV_BENCH_POISSON={side}"),
     );
-    Some(common::or_fail(spmv_reorder_gen::poisson3d(
-        side, side, side,
-    )))
+    Some((
+        side,
+        common::or_fail(spmv_reorder_gen::poisson3d(side, side, side)),
+    ))
 }
 
 /// The variable `name` as a number of at least `min`, `default` when unset.
@@ -286,8 +284,7 @@ fn ratio_mode() {
         "\ndispatch overhead, 64-row tridiagonal product: {}",
         shown.join(", ")
     );
-    if let Some(a) = poisson_grid() {
-        let side = env_number("SPMV_BENCH_POISSON", 100, 0);
+    if let Some((side, a)) = poisson_grid() {
         let cfg = BenchConfig {
             threads,
             stream: Some(StreamConfig::default()),

@@ -274,20 +274,10 @@ fn lin_kernighan(spec: &str) -> LocalSearch {
     }
 }
 
-/// CPU seconds (user + system) of this process, from `/proc/self/stat` (0 where unavailable): the
-/// machine is shared, so wall-clock figures alone overstate the solver's cost.
+/// CPU seconds of this process ([`common::process_cpu_time`]): the machine is shared, so
+/// wall-clock figures alone overstate the solver's cost.
 fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after_name = stat.rsplit(')').next().unwrap_or("");
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    // Fields 14 and 15 of the man page (utime, stime) are at 11 and 12 after the name.
-    (ticks(11) + ticks(12)) / 100.0
+    common::process_cpu_time().as_secs_f64()
 }
 
 /// A solution with the lower bound of its instance.

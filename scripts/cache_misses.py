@@ -40,12 +40,10 @@ import json
 import math
 import os
 import re
-import shlex
-import subprocess
 import sys
 import tempfile
 
-from cli_common import positive_int, refuse_overwrite, require_files, write_atomically
+from cli_common import positive_int, refuse_overwrite, require_files, run_child, write_atomically
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("SPMV_REORDER_BIN", os.path.join(ROOT, "target", "release", "spmv-reorder"))
@@ -53,16 +51,9 @@ D1_AND_I1 = ["--D1=32768,8,64", "--I1=32768,8,64"]
 
 
 def run(cmd, on):
-    """Runs `cmd` on the file `on`; a failure ends the script with the child's stderr, then one
-    line naming the program, the file and the exit status."""
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True)
-    except OSError as e:
-        sys.exit(f"{os.path.basename(cmd[0])} failed on {on}: cannot run {cmd[0]}: {e.strerror}")
-    if r.returncode != 0:
-        sys.stderr.write(r.stderr)
-        sys.exit(f"{os.path.basename(cmd[0])} failed on {on} (exit {r.returncode}): {shlex.join(cmd)}")
-    return r
+    """Runs `cmd` on the file `on`, its output captured; a failure ends the script with the
+    child's stderr, then one line naming the program, the file and the exit status."""
+    return run_child(cmd, os.path.basename(cmd[0]), on, capture_output=True, text=True)
 
 
 def misses(matrix, iterations, tmp, ll_bytes, source):

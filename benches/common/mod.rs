@@ -194,12 +194,33 @@ pub fn file_name(path: &Path) -> String {
 }
 
 /// The matrix of `path` with real values, and whether the file stores it symmetric (so that its
-/// pattern is known symmetric); a file that does not read is an error naming it.
-pub fn read_matrix(path: &Path) -> (CsrMatrix<f64>, bool) {
-    let m = or_fail(spmv_reorder_mtx::read_path(
-        path,
-        &spmv_reorder_mtx::ReadOptions::default(),
-    ));
+/// pattern is known symmetric).
+fn try_read_matrix(path: &Path) -> Result<(CsrMatrix<f64>, bool), spmv_reorder_mtx::MtxError> {
+    let m = spmv_reorder_mtx::read_path(path, &spmv_reorder_mtx::ReadOptions::default())?;
     let symmetric = m.header.symmetry.is_triangular();
-    (m.matrix.to_real(), symmetric)
+    Ok((m.matrix.to_real(), symmetric))
+}
+
+/// [`try_read_matrix`]; a file that does not read is an error naming it.
+pub fn read_matrix(path: &Path) -> (CsrMatrix<f64>, bool) {
+    or_fail(try_read_matrix(path))
+}
+
+/// [`try_read_matrix`]; a file that does not read is [`report`]ed and left out (`None`), as
+/// `spmv-reorder evaluate` leaves out a matrix of its folder.
+pub fn read_matrix_or_skip(path: &Path) -> Option<(CsrMatrix<f64>, bool)> {
+    try_read_matrix(path)
+        .map_err(|e| report(format!("skipping {e}")))
+        .ok()
+}
+
+/// CPU time of the whole process so far, all threads (`CLOCK_PROCESS_CPUTIME_ID`): exact, where
+/// `/proc/self/stat` counts clock ticks of 10 ms and a thread's `schedstat` is brought up to date
+/// only when the scheduler next looks at it, both coarser than a small case's whole run.
+pub fn process_cpu_time() -> std::time::Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    std::time::Duration::new(
+        t.tv_sec.max(0) as u64,
+        t.tv_nsec.clamp(0, 999_999_999) as u32,
+    )
 }
