@@ -111,7 +111,7 @@ fn bad_values_folders_and_sizes_end_with_one_line_and_status_2() {
         (
             "none selected",
             dir.path(),
-            "no .mtx or .mtx.gz file whose name holds `zzz`",
+            "none of its 2 matrix files has `zzz` in its name",
         ),
         ("memory", dir.path(), "--n 100000 needs about"),
         ("unknown", dir.path(), "unexpected argument `--frob`"),

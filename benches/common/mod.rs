@@ -166,23 +166,13 @@ pub fn check_memory(bytes: u128, what: impl Display) {
     }
 }
 
-/// The `.mtx` and `.mtx.gz` files of `dir`, sorted, those whose name holds `only` when given;
+/// The `.mtx` and `.mtx.gz` files of `dir`, sorted, those whose name holds `only` when given
+/// (`chosen_matrix_files`, as `spmv-reorder evaluate --only` chooses them);
 /// an unreadable folder, or one where none is selected, is an error.
 pub fn matrix_files(dir: &Path, only: Option<&str>) -> Vec<PathBuf> {
-    let files: Vec<PathBuf> = or_fail(spmv_reorder_evaluate::evaluate::matrix_files(dir))
-        .into_iter()
-        .filter(|f| only.is_none_or(|o| file_name(f).contains(o)))
-        .collect();
-    if files.is_empty() {
-        match only {
-            Some(o) => fail(format!(
-                "{}: no .mtx or .mtx.gz file whose name holds `{o}`",
-                dir.display()
-            )),
-            None => fail(format!("{}: no .mtx or .mtx.gz file", dir.display())),
-        }
-    }
-    files
+    or_fail(spmv_reorder_evaluate::evaluate::chosen_matrix_files(
+        dir, only,
+    ))
 }
 
 /// The file name of `path`, for tables.

@@ -3,8 +3,8 @@
 use super::{memory, messages, usage_error, values};
 use anyhow::{bail, Context};
 use spmv_reorder::evaluate::evaluate::{
-    evaluate_matrix, largest_threads, markdown_table, matrix_files, summarize, summary_table,
-    Candidate, EvaluateOptions, MatrixEvaluation,
+    chosen_matrix_files, evaluate_matrix, largest_threads, markdown_table, summarize,
+    summary_table, Candidate, EvaluateOptions, MatrixEvaluation,
 };
 use spmv_reorder::evaluate::EvaluateError;
 use spmv_reorder::mtx::{self, OutputPlan, ReadOptions};
@@ -136,29 +136,10 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
 
 /// The matrices of the folder that `--only` keeps.
 fn chosen_files(args: &EvaluateArgs) -> anyhow::Result<Vec<PathBuf>> {
-    let all = matrix_files(&args.dir)?;
-    if all.is_empty() {
-        bail!("{}: no .mtx or .mtx.gz files", args.dir.display());
-    }
-    let Some(only) = args.only.as_deref() else {
-        return Ok(all);
-    };
-    let files: Vec<PathBuf> = all
-        .iter()
-        .filter(|f| {
-            f.file_name()
-                .is_some_and(|n| n.to_string_lossy().contains(only))
-        })
-        .cloned()
-        .collect();
-    if files.is_empty() {
-        bail!(
-            "{}: none of its {} matrix files has `{only}` in its name (--only)",
-            args.dir.display(),
-            all.len()
-        );
-    }
-    Ok(files)
+    chosen_matrix_files(&args.dir, args.only.as_deref()).map_err(|e| match e {
+        EvaluateError::NoMatrixNamed { .. } => anyhow::anyhow!("{e} (--only)"),
+        e => e.into(),
+    })
 }
 
 /// Every file the run reads and writes: no output may be one of the matrices, a sampler's file,

@@ -34,6 +34,22 @@ pub enum EvaluateError {
         /// The label of the repeated ordering.
         label: String,
     },
+    /// The folder holds no Matrix Market file.
+    #[error("{}: no .mtx or .mtx.gz files", dir.display())]
+    NoMatrixFiles {
+        /// The folder.
+        dir: std::path::PathBuf,
+    },
+    /// None of the folder's Matrix Market files has the text asked for in its name.
+    #[error("{}: none of its {files} matrix files has `{only}` in its name", dir.display())]
+    NoMatrixNamed {
+        /// The folder.
+        dir: std::path::PathBuf,
+        /// The text asked for.
+        only: String,
+        /// The Matrix Market files it holds.
+        files: usize,
+    },
     /// A file or directory could not be read.
     #[error("cannot read {}", path.display())]
     Io {

@@ -362,6 +362,39 @@ pub fn matrix_files(dir: &Path) -> Result<Vec<PathBuf>, EvaluateError> {
     Ok(files)
 }
 
+/// The [`matrix_files`] of `dir` whose file name holds `only` (all of them without it).
+///
+/// # Errors
+/// As [`matrix_files`]; [`EvaluateError::NoMatrixFiles`] when the folder holds none,
+/// [`EvaluateError::NoMatrixNamed`] when none has `only` in its name.
+pub fn chosen_matrix_files(dir: &Path, only: Option<&str>) -> Result<Vec<PathBuf>, EvaluateError> {
+    let all = matrix_files(dir)?;
+    if all.is_empty() {
+        return Err(EvaluateError::NoMatrixFiles {
+            dir: dir.to_path_buf(),
+        });
+    }
+    let Some(only) = only else {
+        return Ok(all);
+    };
+    let files = all.len();
+    let chosen: Vec<PathBuf> = all
+        .into_iter()
+        .filter(|f| {
+            f.file_name()
+                .is_some_and(|n| n.to_string_lossy().contains(only))
+        })
+        .collect();
+    if chosen.is_empty() {
+        return Err(EvaluateError::NoMatrixNamed {
+            dir: dir.to_path_buf(),
+            only: only.to_string(),
+            files,
+        });
+    }
+    Ok(chosen)
+}
+
 /// The label of the default ordering in [`EvaluateOptions::standard`].
 pub const DEFAULT_LABEL: &str = "auto";
 /// The label of the default ordering on a 2% random sample.
